@@ -1,0 +1,87 @@
+import type { Queryable } from '../db/db';
+import { newId } from '../shared/ids';
+import { constantTimeEqual, randomToken, sha256Hex } from './secrets';
+
+export const API_KEY_PATTERN = /^svc_live_[A-Za-z0-9]{32}$/;
+/** The clear part kept for display and lookup: `svc_live_` plus the first 8 random characters. */
+const PREFIX_LENGTH = 'svc_live_'.length + 8;
+
+export interface IssuedApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  /** The full key: shown once, never stored. */
+  api_key: string;
+  created_at: Date;
+}
+
+export interface ApiKeyPrincipal {
+  keyId: string;
+  orgId: string;
+}
+
+export async function issueApiKey(db: Queryable, input: { orgId: string; name: string; createdBy?: string }): Promise<IssuedApiKey> {
+  for (;;) {
+    const key = `svc_live_${randomToken(32)}`;
+    const prefix = key.slice(0, PREFIX_LENGTH);
+    const rows = await db.query<{ id: string; created_at: Date }>(
+      `INSERT INTO api_keys (id, org_id, name, prefix, key_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (prefix) DO NOTHING RETURNING id, created_at`,
+      [newId(), input.orgId, input.name, prefix, sha256Hex(key), input.createdBy ?? null],
+    );
+    const row = rows[0];
+    if (row) return { id: row.id, name: input.name, prefix, api_key: key, created_at: row.created_at };
+    // 62^8 prefixes: a collision is rare, and simply draws another key.
+  }
+}
+
+/**
+ * Finds the live key by its clear prefix, then compares SHA-256 digests in constant time.
+ * Nothing is cached, so a revoked key fails on the very next request on every node.
+ */
+export async function authenticateApiKey(db: Queryable, presented: string | undefined | null): Promise<ApiKeyPrincipal | null> {
+  if (!presented || !API_KEY_PATTERN.test(presented)) return null;
+  const rows = await db.query<{ id: string; org_id: string; key_hash: string; stale: boolean }>(
+    `SELECT id, org_id, key_hash, (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AS stale
+       FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL`,
+    [presented.slice(0, PREFIX_LENGTH)],
+  );
+  const row = rows[0];
+  if (!row || !constantTimeEqual(row.key_hash, sha256Hex(presented))) return null;
+  // last_used_at is advisory: refreshed at most once a minute so reads don't become writes.
+  if (row.stale) db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [row.id]).catch(() => {});
+  return { keyId: row.id, orgId: row.org_id };
+}
+
+export interface ApiKeyListing {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export function listApiKeys(db: Queryable, orgId: string): Promise<ApiKeyListing[]> {
+  return db.query<ApiKeyListing>(
+    'SELECT id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC',
+    [orgId],
+  );
+}
+
+/** Revokes one key of the organization; false when it has no such live key. */
+export async function revokeApiKey(db: Queryable, orgId: string, keyId: string): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND org_id = $2 AND revoked_at IS NULL RETURNING id',
+    [keyId, orgId],
+  );
+  return rows.length > 0;
+}
+
+export async function revokeApiKeyByPrefix(db: Queryable, prefix: string): Promise<{ id: string; org_id: string } | undefined> {
+  const rows = await db.query<{ id: string; org_id: string }>(
+    'UPDATE api_keys SET revoked_at = now() WHERE prefix = $1 AND revoked_at IS NULL RETURNING id, org_id',
+    [prefix],
+  );
+  return rows[0];
+}

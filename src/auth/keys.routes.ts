@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia';
+import type { Config } from '../config';
+import type { Db } from '../db/db';
+import { notFound } from '../http/errors';
+import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
+import { recordAudit } from './audit';
+import { authPlugin } from './auth.plugin';
+import { CreateKeyBody, KeyParams } from './auth.model';
+
+/** The settings screen's API keys: session only, and the full key is shown once, at creation. */
+export function keysRoutes({ db, config }: { db: Db; config: Pick<Config, 'sessionSecret'> }) {
+  return new Elysia({ name: 'dashboard-keys' })
+    .use(authPlugin({ db, config }))
+    .post(
+      '/api/dashboard/keys',
+      async ({ body, session, set }) => {
+        const key = await db.transaction(async (tx) => {
+          const issued = await issueApiKey(tx, { orgId: session.orgId, name: body.name, createdBy: session.userId });
+          await recordAudit(tx, { orgId: session.orgId, userId: session.userId }, { action: 'create', entity: 'api_key', entityId: issued.id });
+          return issued;
+        });
+        set.status = 201;
+        return { id: key.id, name: key.name, prefix: key.prefix, api_key: key.api_key };
+      },
+      { session: true, body: CreateKeyBody },
+    )
+    .get('/api/dashboard/keys', async ({ session }) => ({ data: await listApiKeys(db, session.orgId) }), { session: true })
+    .delete(
+      '/api/dashboard/keys/:id',
+      async ({ params, session }) => {
+        const revoked = await db.transaction(async (tx) => {
+          const done = await revokeApiKey(tx, session.orgId, params.id);
+          if (done) await recordAudit(tx, { orgId: session.orgId, userId: session.userId }, { action: 'revoke', entity: 'api_key', entityId: params.id });
+          return done;
+        });
+        if (!revoked) throw notFound('key not found');
+        return { ok: true, id: params.id };
+      },
+      { session: true, params: KeyParams },
+    );
+}

@@ -1,0 +1,55 @@
+import postgres from 'postgres';
+import { bulkInsertStatements, type Db, type Queryable } from './db';
+
+/** Values both adapters hand back the same way: numbers for int8 and numeric. */
+const numericTypes = {
+  int8: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+  numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+};
+
+export function openPostgres(url: string, options: { max?: number } = {}): Db {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    types: numericTypes,
+    // Statements are parameterised text; preparing each distinct text is what makes repeats fast.
+    prepare: true,
+    connection: { application_name: 'svc' },
+  });
+  const run = (runner: postgres.Sql | postgres.TransactionSql): Queryable => ({
+    async query<T>(text: string, params: readonly unknown[] = []) {
+      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+      return rows as unknown as T[];
+    },
+    async exec(script: string) {
+      await runner.unsafe(script).simple();
+    },
+  });
+  const pool = run(sql);
+  return {
+    kind: 'postgres',
+    query: pool.query,
+    exec: pool.exec,
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => sql.begin((tx) => fn(run(tx))) as Promise<T>,
+    async bulkInsert(table, columns, rows, suffix) {
+      let count = 0;
+      for (const statement of bulkInsertStatements(table, columns, rows, suffix)) {
+        const result = await sql.unsafe(statement.text, statement.params as postgres.ParameterOrJSON<never>[]);
+        count += result.count;
+      }
+      return count;
+    },
+    async listen(channel, onPayload) {
+      const subscription = await sql.listen(channel, onPayload);
+      return async () => {
+        await subscription.unlisten();
+      };
+    },
+    async notify(channel, payload) {
+      await sql.notify(channel, payload);
+    },
+    async close() {
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

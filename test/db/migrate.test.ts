@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'bun:test';
+import { migrate } from '../../src/db/migrate';
+import { backends, createPostgres } from '../support/db';
+import { openPglite } from '../../src/db/pglite';
+
+for (const backend of backends()) {
+  describe(`migrations on ${backend.name}`, () => {
+    test('a migrated database has every core table and records each migration once', async () => {
+      const db = await backend.create();
+      const tables = await db.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+      );
+      const names = tables.map((t) => t.table_name);
+      for (const table of ['organizations', 'users', 'api_keys', 'apps', 'campaigns', 'links', 'clicks', 'impressions', 'conversions', 'costs', 'installs', 'events', 'subscriptions', 'audit_log']) {
+        expect(names).toContain(table);
+      }
+      const applied = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(applied.length).toBeGreaterThan(0);
+      expect(await migrate(db)).toEqual([]);
+    });
+
+    test('bulkInsert writes many rows in one call and honours the conflict clause', async () => {
+      const db = await backend.create();
+      await db.query("INSERT INTO organizations (id, name) VALUES ('o1', 'one')");
+      const rows = Array.from({ length: 250 }, (_, i) => [`k${i}`, 'o1', `n${i}`, `p${i}`, `h${i}`]);
+      expect(await db.bulkInsert('api_keys', ['id', 'org_id', 'name', 'prefix', 'key_hash'], rows)).toBe(250);
+      expect(await db.bulkInsert('api_keys', ['id', 'org_id', 'name', 'prefix', 'key_hash'], rows.slice(0, 10), 'ON CONFLICT DO NOTHING')).toBe(0);
+      const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
+      expect(count?.n).toBe(250);
+    });
+
+    test('a failed transaction changes nothing', async () => {
+      const db = await backend.create();
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO organizations (id, name) VALUES ('o2', 'two')");
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await db.query("SELECT id FROM organizations WHERE id = 'o2'")).toEqual([]);
+    });
+
+    test('listen receives what notify sends', async () => {
+      const db = await backend.create();
+      const received: string[] = [];
+      const stop = await db.listen('svc_test_channel', (payload) => received.push(payload));
+      await db.notify('svc_test_channel', 'hello');
+      for (let i = 0; i < 50 && received.length === 0; i++) await Bun.sleep(20);
+      await stop();
+      expect(received).toEqual(['hello']);
+    });
+  });
+}
+
+if (process.env.DATABASE_URL) {
+  test('two instances migrating one Postgres database at once apply each migration exactly once', async () => {
+    const { db: first, url } = await createPostgres({ migrated: false });
+    const { openPostgres } = await import('../../src/db/postgres');
+    const second = openPostgres(url, { max: 2 });
+    const [a, b] = await Promise.all([migrate(first), migrate(second)]);
+    await second.close();
+    expect(a.length + b.length).toBe((await first.query('SELECT 1 FROM schema_migrations')).length);
+    expect(Math.min(a.length, b.length)).toBe(0);
+  });
+}
+
+test('an in-memory PGlite migrates from empty', async () => {
+  const db = await openPglite();
+  expect((await migrate(db)).length).toBeGreaterThan(0);
+  await db.close();
+});

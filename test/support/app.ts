@@ -1,0 +1,55 @@
+import { afterAll } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import type { Db } from '../../src/db/db';
+import { createServices, type Services } from '../../src/services';
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  db: Db;
+  config: Config;
+  /** app.handle with a base of http://api.test.local; `path` may be absolute to pick another host. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
+});
+
+export const TEST_BASE_URL = 'http://api.test.local';
+export const TEST_TRACKING_URL = 'http://track.test.local';
+
+/**
+ * An in-process app on `db` (from test/support/db.ts). Environment overrides go through the
+ * real config parser. Rate limiting is off unless the test turns it on.
+ */
+export async function testApp(db: Db, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-test-')),
+    BASE_URL: TEST_BASE_URL,
+    TRACKING_URL: TEST_TRACKING_URL,
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    INGEST_SECRET: 'test-ingest-secret-0123456789',
+    RATE_LIMIT: 'off',
+    ...env,
+  });
+  const services = await createServices(config, db);
+  stops.push(() => services.stop());
+  const app = createApp(services);
+  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined) headers.set('content-type', 'application/json');
+    const url = path.startsWith('http') ? path : `${TEST_BASE_URL}${path}`;
+    return app.handle(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
+  };
+  return { app, services, db, config, request };
+}
+
+/** Response bodies in tests are checked field by field; `any` keeps those checks short. */
+export const body = async (response: Response): Promise<any> => response.json();
