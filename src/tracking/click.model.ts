@@ -1,0 +1,43 @@
+/**
+ * A click as the pipeline carries it from the redirect to Postgres. Field names follow the
+ * clicks table (sql/0001_core.sql); the Click read model of the export API is derived from it.
+ */
+export interface ClickRecord {
+  id: string;
+  org_id: string;
+  link_id: string | null;
+  campaign_id: string | null;
+  /** ISO 8601 timestamp of arrival. */
+  created_at: string;
+  gclid: string | null;
+  gbraid: string | null;
+  wbraid: string | null;
+  campaign_ext_id: string | null;
+  ad_group_ext_id: string | null;
+  creative_id: string | null;
+  keyword: string | null;
+  match_type: string | null;
+  network: string | null;
+  device: string | null;
+  placement: string | null;
+  target_id: string | null;
+  loc_physical_ms: string | null;
+  loc_interest_ms: string | null;
+  ad_position: string | null;
+  next_hop_url: string;
+  transparent_param_present: boolean;
+  force_transparent: boolean;
+  is_bot: boolean;
+  latency_ms: number | null;
+  ip: string | null;
+  ip_day_hash: string | null;
+  household_hash: string | null;
+  user_agent: string | null;
+  referer: string | null;
+  country: string | null;
+  os_family: string | null;
+  os_version: string | null;
+  device_type: string | null;
+  drop_reason: string | null;
+  params: Record<string, string> | null;
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Subprocess } from 'bun';
+
+const ROOT = join(import.meta.dir, '..', '..');
+
+export interface RunningServer {
+  proc: Subprocess;
+  port: number;
+  url: string;
+  env: Record<string, string>;
+  dataDir: string;
+  /** Output so far (stdout and stderr), for assertions and for debugging a failure. */
+  output(): string;
+  /** Sends a signal and waits for the process to exit; resolves to its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+/**
+ * Starts `bun src/main.ts` as a real process and waits until /api/health answers.
+ * Pass DATABASE_URL in env for Postgres; without it the server uses PGlite under its own DATA_DIR.
+ * Reuse `dataDir` to restart a server on the same embedded store.
+ */
+export async function startServer(env: Record<string, string> = {}, options: { dataDir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  const fullEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATA_DIR: dataDir,
+    SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789',
+    RATE_LIMIT: 'off',
+    ...env,
+    PORT: String(port),
+  };
+  if (!('DATABASE_URL' in env)) delete fullEnv.DATABASE_URL;
+  let out = '';
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: fullEnv,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) out += decoder.decode(chunk);
+  };
+  void pump(proc.stdout as ReadableStream<Uint8Array>);
+  void pump(proc.stderr as ReadableStream<Uint8Array>);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${out}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.status === 200) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`server did not become healthy:\n${out}`);
+    }
+    await Bun.sleep(100);
+  }
+  return {
+    proc,
+    port,
+    url,
+    env: fullEnv,
+    dataDir,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return proc.exited;
+    },
+  };
+}
