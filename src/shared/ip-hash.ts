@@ -1,0 +1,46 @@
+import ipaddr from 'ipaddr.js';
+import { createHmac } from 'node:crypto';
+
+/**
+ * Privacy-preserving IP identities, shared by impressions, clicks and installs so the
+ * attribution waterfall can compare them:
+ *  - ipDay: the address together with the UTC day: the same viewer on the same day, nothing more;
+ *  - household: the /24 (IPv4) or /48 (IPv6) prefix, for connected-TV and household matching.
+ * Both are HMACs under a key derived from the service secret: a bare SHA-256 of an IPv4
+ * address could be reversed by trying all 2^32 of them.
+ */
+export interface IpHasher {
+  ipDay(ip: string, at: Date): string;
+  household(ip: string): string;
+}
+
+export function createIpHasher(secret: string): IpHasher {
+  const key = createHmac('sha256', secret).update('svc ip hashing v1').digest();
+  const mac = (value: string) => createHmac('sha256', key).update(value).digest('hex');
+  return {
+    ipDay: (ip, at) => mac(`ipday|${canonicalIp(ip)}|${at.toISOString().slice(0, 10)}`),
+    household: (ip) => mac(`household|${householdPrefix(ip)}`),
+  };
+}
+
+/** One spelling per address: IPv4-mapped IPv6 becomes IPv4, IPv6 is fully normalised. */
+export function canonicalIp(ip: string): string {
+  try {
+    const parsed = ipaddr.process(ip);
+    return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toNormalizedString() : parsed.toString();
+  } catch {
+    return ip.trim().toLowerCase();
+  }
+}
+
+/** The /24 of an IPv4 address or the /48 of an IPv6 address, as text. */
+export function householdPrefix(ip: string): string {
+  try {
+    const parsed = ipaddr.process(ip);
+    if (parsed.kind() === 'ipv4') return `${parsed.octets.slice(0, 3).join('.')}.0/24`;
+    const parts = (parsed as ipaddr.IPv6).parts.slice(0, 3).map((p) => p.toString(16));
+    return `${parts.join(':')}::/48`;
+  } catch {
+    return ip.trim().toLowerCase();
+  }
+}
