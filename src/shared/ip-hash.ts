@@ -37,7 +37,7 @@ export function canonicalIp(ip: string): string {
 export function householdPrefix(ip: string): string {
   try {
     const parsed = ipaddr.process(ip);
-    if (parsed.kind() === 'ipv4') return `${parsed.octets.slice(0, 3).join('.')}.0/24`;
+    if (parsed.kind() === 'ipv4') return `${(parsed as ipaddr.IPv4).octets.slice(0, 3).join('.')}.0/24`;
     const parts = (parsed as ipaddr.IPv6).parts.slice(0, 3).map((p) => p.toString(16));
     return `${parts.join(':')}::/48`;
   } catch {
