@@ -1,9 +1,18 @@
 import { Elysia } from 'elysia';
+import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
+import { campaignsRoutes } from './campaigns/campaigns.routes';
+import { clicksRoutes } from './clicks/clicks.routes';
+import { conversionsRoutes } from './conversions/conversions.routes';
+import { costsRoutes } from './costs/costs.routes';
+import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
+import { linksRoutes } from './links/links.routes';
+import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
+import { trackingRoutes } from './tracking/tracking.routes';
 
 /** Composes every module's routes behind the HTTP rules. One app serves both hosts. */
 export function createApp(services: Services) {
@@ -11,8 +20,17 @@ export function createApp(services: Services) {
   const app = new Elysia()
     .use(httpPlugin(services, () => routes))
     .use(healthRoutes(services))
+    .use(trackingRoutes(services))
     .use(authRoutes(services))
-    .use(keysRoutes(services));
+    .use(keysRoutes(services))
+    .use(appsRoutes(services))
+    .use(campaignsRoutes(services))
+    .use(linksRoutes(services))
+    .use(clicksRoutes(services))
+    .use(conversionsRoutes(services))
+    .use(postbacksRoutes(services))
+    .use(costsRoutes(services))
+    .use(sdkRoutes(services));
   routes = app.routes;
   return app;
 }

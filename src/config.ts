@@ -1,21 +1,29 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
-/** The environment as the service reads it: every variable is a string until parsed here. */
+const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
+/** Switches are read case-insensitively. */
+const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT']);
+const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
+
+/**
+ * The environment as the service reads it: every variable is a string until parsed here.
+ * An empty value counts as unset, so `FOO=` in an env file means "use the default".
+ */
 const Environment = T.Object({
-  PORT: T.Optional(T.String({ pattern: '^[0-9]{1,5}$' })),
+  PORT: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a TCP port, 1 to 65535' })),
   DATA_DIR: T.Optional(T.String({ minLength: 1 })),
-  DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
-  REDIS_URL: T.Optional(T.String({ pattern: '^rediss?://' })),
-  BASE_URL: T.Optional(T.String({ pattern: '^https?://[^/]+' })),
-  TRACKING_URL: T.Optional(T.String({ pattern: '^https?://[^/]+' })),
-  SESSION_SECRET: T.Optional(T.String({ minLength: 32 })),
-  INGEST_SECRET: T.Optional(T.String({ minLength: 16 })),
-  TRUST_PROXY: T.Optional(T.String()),
-  RATE_LIMIT: T.Optional(T.Union([T.Literal('on'), T.Literal('off')])),
+  DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://\\S+$', description: 'a postgres:// URL' })),
+  REDIS_URL: T.Optional(T.String({ pattern: '^rediss?://\\S+$', description: 'a redis:// or rediss:// URL' })),
+  BASE_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  TRACKING_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  SESSION_SECRET: T.Optional(T.String({ minLength: 32, description: 'at least 32 characters' })),
+  INGEST_SECRET: T.Optional(T.String({ minLength: 16, description: 'at least 16 characters' })),
+  TRUST_PROXY: T.Optional(T.String({ pattern: '^(on|off|true|false|yes|no|[0-9]{1,2})$', description: 'on/off or a number of proxy hops' })),
+  RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
 });
@@ -32,7 +40,11 @@ export interface Config {
   trackingHost: string;
   sessionSecret: string;
   ingestSecret: string | undefined;
-  trustProxy: boolean;
+  /**
+   * How many reverse proxies in front of the service append to X-Forwarded-For; 0 means the
+   * header is ignored and the socket peer is the client. Pass it to http/client-ip `clientIp`.
+   */
+  trustProxy: number;
   rateLimit: boolean;
   postbackAllowPrivate: boolean;
   mirrorIntervalMs: number;
@@ -40,7 +52,11 @@ export interface Config {
   version: string;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`invalid ${variable}: ${reason}`);
+  }
+}
 
 const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', 'package.json'), 'utf8')).version;
 
@@ -52,19 +68,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const picked: Record<string, string> = {};
   for (const key of Object.keys(Environment.properties)) {
     const value = env[key];
-    if (value !== undefined && value !== '') picked[key] = value;
+    if (value === undefined || value.trim() === '') continue;
+    picked[key] = LOWER_CASED.has(key) ? value.trim().toLowerCase() : value.trim();
   }
   const firstError = Value.Errors(Environment, picked).First();
   if (firstError) {
     const variable = firstError.path.replace(/^\//, '') || 'environment';
-    throw new ConfigError(`invalid ${variable}: ${firstError.message}`);
+    const schema = firstError.schema as { description?: string };
+    throw new ConfigError(variable, `${JSON.stringify(firstError.value)} is not ${schema.description ?? 'valid'} (${firstError.message})`);
   }
   const e = picked as Environment;
   const port = e.PORT ? Number(e.PORT) : 3000;
-  if (port < 1 || port > 65535) throw new ConfigError('invalid PORT: must be 1 to 65535');
+  if (port < 1 || port > 65535) throw new ConfigError('PORT', `${port} is not a TCP port, 1 to 65535`);
   const dataDir = resolve(e.DATA_DIR ?? './data');
-  const baseUrl = trimSlash(e.BASE_URL ?? `http://localhost:${port}`);
-  const trackingUrl = trimSlash(e.TRACKING_URL ?? `http://localhost:${port}`);
+  const baseUrl = httpUrl('BASE_URL', e.BASE_URL ?? `http://localhost:${port}`);
+  const trackingUrl = httpUrl('TRACKING_URL', e.TRACKING_URL ?? `http://localhost:${port}`);
+  if (e.DATABASE_URL) parseUrl('DATABASE_URL', e.DATABASE_URL);
+  if (e.REDIS_URL) parseUrl('REDIS_URL', e.REDIS_URL);
   return {
     port,
     dataDir,
@@ -75,24 +95,74 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trackingHost: new URL(trackingUrl).host,
     sessionSecret: e.SESSION_SECRET ?? persistentSecret(dataDir, 'session-secret'),
     ingestSecret: e.INGEST_SECRET,
-    trustProxy: e.TRUST_PROXY !== undefined && !['0', 'false', 'off', 'no'].includes(e.TRUST_PROXY.toLowerCase()),
-    rateLimit: (e.RATE_LIMIT ?? 'on') === 'on',
+    trustProxy: proxyHops(e.TRUST_PROXY),
+    rateLimit: e.RATE_LIMIT === undefined || isOn(e.RATE_LIMIT),
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     version: VERSION,
   };
 }
 
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
+const isOn = (value: string) => ['on', 'true', 'yes', '1'].includes(value);
+
+/** TRUST_PROXY: unset/off = 0 hops; on/true/yes = 1 (one load balancer); a number = that many hops. */
+function proxyHops(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  return isOn(value) ? 1 : 0;
 }
 
-/** A secret generated on first boot and kept under DATA_DIR, so the embedded default needs no setup. */
+function parseUrl(variable: string, value: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ConfigError(variable, `${JSON.stringify(value)} is not a valid URL`);
+  }
+}
+
+/** An http(s) URL without a trailing slash, so paths can be appended to it. */
+function httpUrl(variable: string, value: string): string {
+  parseUrl(variable, value);
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * A secret generated on first boot and kept under DATA_DIR, so the embedded default needs no
+ * setup. It is written whole to a private temporary file and then hard-linked into place:
+ * link() fails with EEXIST if another process won the race, and then that process's secret is
+ * read, so every process on one DATA_DIR agrees and nobody reads a half-written file.
+ */
 function persistentSecret(dataDir: string, name: string): string {
   const file = join(dataDir, name);
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  const existing = readSecret(file);
+  if (existing !== undefined) return existing;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigError('DATA_DIR', `cannot create ${dataDir}: ${(error as Error).message}`);
+  }
+  const temporary = join(dataDir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}`);
+  writeFileSync(temporary, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+  const secret = readSecret(file);
+  if (secret === undefined) throw new ConfigError('SESSION_SECRET', `could not read the generated secret in ${file}`);
   return secret;
+}
+
+function readSecret(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  if (text.length < 32) throw new ConfigError('SESSION_SECRET', `the stored secret in ${file} is shorter than 32 characters; delete the file or set SESSION_SECRET`);
+  return text;
 }

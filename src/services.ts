@@ -1,9 +1,15 @@
+import { startMirror } from './analytics/mirror.boot';
+import type { Mirror } from './analytics/mirror';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
+import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
+import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
+import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
 import { createIpHasher, type IpHasher } from './shared/ip-hash';
+import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
 
 /**
  * The long-lived parts one node runs beside its routes. main.ts builds them once; tests build
@@ -16,23 +22,54 @@ export interface Services {
   rateLimiter: RateLimiter;
   ipHasher: IpHasher;
   linkChanges: LinkChanges;
+  /** Tracking host (src/tracking/): link cache, campaign cache, and the click pipeline with `clickPipeline.flush()`. */
+  linkCache: Tracking['linkCache'];
+  campaignCache: Tracking['campaignCache'];
+  clickPipeline: Tracking['clickPipeline'];
+  /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror.ts). */
+  mirror: Mirror;
+  /** Sends queued outbound postbacks (src/postbacks/postbacks.worker.ts). */
+  postbackWorker: PostbackWorker;
+  /** Matches conversions whose click landed after them (src/conversions/conversions.matcher.ts). */
+  lateMatcher: LateMatcher;
+  /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
+  installForwarder: InstallForwarder;
   stop(): Promise<void>;
 }
 
-export async function createServices(config: Config, db: Db, options: { clock?: Clock } = {}): Promise<Services> {
+export async function createServices(config: Config, db: Db, options: { clock?: Clock; mirrorPath?: string } = {}): Promise<Services> {
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
   const linkChanges = createLinkChanges(db);
   await linkChanges.start();
+  const ipHasher = createIpHasher(config.sessionSecret);
+  const tracking = await startTracking({ config, db, linkChanges, ipHasher });
+  const mirror = await startMirror(config, db, options.mirrorPath);
+  const postbackWorker = createPostbackWorker(db, { ...DEFAULT_WORKER_OPTIONS, allowPrivate: config.postbackAllowPrivate, userAgent: `svc-postback/${config.version}` });
+  postbackWorker.start();
+  const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
+  lateMatcher.start();
+  const installForwarder = createInstallForwarder({ db, config });
   return {
     config,
     db,
     clock: options.clock ?? systemClock,
     rateLimiter,
-    ipHasher: createIpHasher(config.sessionSecret),
+    ipHasher,
     linkChanges,
+    ...tracking,
+    mirror,
+    postbackWorker,
+    lateMatcher,
+    installForwarder,
     async stop() {
+      await installForwarder.stop();
+      await stopTracking(tracking);
+      await postbackWorker.stop();
+      await lateMatcher.stop();
       await linkChanges.stop();
       await rateLimiter.close();
+      // Last, after every flusher above, so the rows they wrote reach DuckDB before it closes.
+      await mirror.stop();
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Db, Queryable } from '../db/db';
 import { conflict } from '../http/errors';
 import { newId } from '../shared/ids';
 import { issueApiKey, type IssuedApiKey } from './api-keys';
+import { recordAudit } from './audit';
 
 /** Argon2id, as Bun ships it. */
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' });
@@ -16,22 +17,35 @@ export async function createOrganization(db: Queryable, name: string): Promise<s
 }
 
 export async function createUser(db: Queryable, input: { orgId: string; email: string; password: string }): Promise<string> {
-  const id = newId();
-  const rows = await db.query(
-    `INSERT INTO users (id, org_id, email, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
-    [id, input.orgId, input.email, await hashPassword(input.password)],
-  );
-  if (rows.length === 0) throw conflict('email taken');
-  return id;
+  return insertUser(db, { orgId: input.orgId, email: input.email, passwordHash: await hashPassword(input.password) });
 }
 
-/** Registration makes the organization and its first user together, or neither. */
+/** Emails are unique without regard to case; a taken one answers 409 and writes nothing. */
+async function insertUser(db: Queryable, input: { orgId: string; email: string; passwordHash: string }): Promise<string> {
+  const rows = await db.query(
+    `INSERT INTO users (id, org_id, email, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
+    [newId(), input.orgId, input.email, input.passwordHash],
+  );
+  const row = rows[0] as { id: string } | undefined;
+  if (!row) throw conflict('email taken');
+  return row.id;
+}
+
+/**
+ * Registration makes the organization and its first user together, or neither. The password
+ * is hashed before the transaction opens, so no connection is held during argon2.
+ */
 export async function register(db: Db, input: { email: string; password: string; organization: string }) {
+  const passwordHash = await hashPassword(input.password);
   return db.transaction(async (tx) => {
     const orgId = await createOrganization(tx, input.organization);
-    const userId = await createUser(tx, { orgId, email: input.email, password: input.password });
+    const userId = await insertUser(tx, { orgId, email: input.email, passwordHash });
     return { userId, orgId };
   });
+}
+
+export async function organizationExists(db: Queryable, orgId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM organizations WHERE id = $1', [orgId])).length > 0;
 }
 
 export async function checkCredentials(db: Queryable, email: string, password: string): Promise<{ userId: string; orgId: string } | null> {
@@ -50,6 +64,7 @@ export async function createOrganizationWithKey(db: Db, name: string): Promise<{
   return db.transaction(async (tx) => {
     const orgId = await createOrganization(tx, name);
     const key = await issueApiKey(tx, { orgId, name: 'default' });
+    await recordAudit(tx, { orgId }, { action: 'create', entity: 'api_key', entityId: key.id, detail: { via: 'operator' } });
     return { orgId, key };
   });
 }

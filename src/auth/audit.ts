@@ -16,7 +16,7 @@ export async function recordAudit(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO audit_log (id, org_id, api_key_id, user_id, action, entity, entity_id, detail)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::jsonb)`,
     [newId(), actor.orgId, actor.apiKeyId ?? null, actor.userId ?? null, entry.action, entry.entity, entry.entityId ?? null, entry.detail === undefined ? null : JSON.stringify(entry.detail)],
   );
 }

@@ -1,17 +1,24 @@
 import postgres from 'postgres';
 import { bulkInsertStatements, type Db, type Queryable } from './db';
 
-/** Values both adapters hand back the same way: numbers for int8 and numeric. */
-const numericTypes = {
+/**
+ * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
+ * parameters given as already-serialised text (callers pass JSON.stringify(x) to `$n::jsonb`,
+ * which PGlite stores as the document; porsager would otherwise quote it into a JSON string).
+ */
+const jsonText = (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x));
+const sharedTypes = {
   int8: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
   numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+  json: { to: 114, from: [114], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
+  jsonb: { to: 3802, from: [3802], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
 };
 
 export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
-    types: numericTypes,
+    types: sharedTypes,
     // Statements are parameterised text; preparing each distinct text is what makes repeats fast.
     prepare: true,
     connection: { application_name: 'svc' },

@@ -1,15 +1,22 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The client's address: the socket peer, or, only when TRUST_PROXY is set, the left-most
- * X-Forwarded-For entry (what the load balancer saw). Without a socket (in-process tests) and
- * without a trusted header the address is unknown and answers '0.0.0.0'.
+ * The client's address. Without trusted proxies it is the socket peer and X-Forwarded-For is
+ * ignored (anyone can send that header). With `trustProxy` = N hops, each proxy appended the
+ * address it saw, so the client is the N-th entry from the right: entries further left were
+ * written by the client itself and prove nothing. `true` means one hop.
+ * Without a socket (in-process tests) and without a trusted header the answer is '0.0.0.0'.
  */
-export function clientIp(request: Request, socketIp: string | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for');
-    const first = forwarded?.split(',')[0]?.trim();
-    if (first && ipaddr.isValid(first)) return normaliseIp(first);
+export function clientIp(request: Request, socketIp: string | undefined, trustProxy: number | boolean): string {
+  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
+  if (hops > 0) {
+    const entries = (request.headers.get('x-forwarded-for') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
+    // A shorter chain than configured: the left-most entry is the best that is known.
+    const candidate = entries[Math.max(0, entries.length - hops)];
+    if (candidate && ipaddr.isValid(candidate)) return normaliseIp(candidate);
   }
   return socketIp ? normaliseIp(socketIp) : '0.0.0.0';
 }
@@ -27,10 +34,13 @@ export function normaliseIp(ip: string): string {
   }
 }
 
-/** The rate-limit identity of an address: IPv4 as is, IPv6 aggregated at its /64. */
+/**
+ * The rate-limit identity of an address: IPv4 as is, IPv6 aggregated at its /64 (one
+ * subscriber usually holds a whole /64, so per-address limits would be trivial to dodge).
+ */
 export function rateLimitKey(ip: string): string {
   try {
-    const parsed = ipaddr.parse(ip);
+    const parsed = ipaddr.process(ip);
     if (parsed.kind() === 'ipv4') return parsed.toString();
     const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
     return `${parts.map((p) => p.toString(16)).join(':')}::/64`;

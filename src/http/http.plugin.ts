@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { clientIp, rateLimitKey } from './client-ip';
-import { HttpError, payloadTooLarge, rateLimited, toValidationBody } from './errors';
+import { HttpError, payloadTooLarge, rateLimited } from './errors';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
+import { validationBody } from './validation';
 
 export const SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
@@ -10,8 +11,20 @@ export const SECURITY_HEADERS = {
   'Referrer-Policy': 'strict-origin-when-cross-origin',
 } as const;
 
-/** Large enough for 5000 cost or impression rows; anything bigger is refused before parsing. */
+/**
+ * 5 MiB: 5000 cost or impression rows (the largest batches the spec allows) fit in about
+ * 1.5 MiB of JSON, so this leaves room for verbose fields while refusing abuse early.
+ * Declared lengths above it are refused before a byte is read; chunked bodies are cut off
+ * as soon as they pass it.
+ */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The socket-level cap handed to Bun. The app answers (in the spec's shape, with the security
+ * headers) everything up to here; only a declared length above this gets Bun's bare 413.
+ * Bun does not buffer a body nobody reads, so a generous value costs no memory.
+ */
+export const SOCKET_BODY_BACKSTOP_BYTES = 16 * MAX_BODY_BYTES;
 
 /** Browser-called paths (SDK, beacon) allow any origin; the server-to-server REST API sends no CORS headers. */
 export function isCorsPath(path: string): boolean {
@@ -48,6 +61,21 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
+/** A request whose chunked body fails with 413 once it passes `limit` bytes. */
+function capBody(request: Request, limit: number): Request {
+  let seen = 0;
+  const capped = request.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > limit) controller.error(payloadTooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Request(request, { body: capped, duplex: 'half' } as RequestInit);
+}
+
 export interface HttpDeps {
   config: Pick<Config, 'trustProxy' | 'rateLimit'>;
   rateLimiter: RateLimiter;
@@ -55,8 +83,9 @@ export interface HttpDeps {
 
 /**
  * The cross-cutting HTTP rules: security headers on every response, the spec's error bodies,
- * 404/405, body size limit, CORS for browser-called paths and per-IP rate limits.
- * `routesOf` is read lazily so 405 sees every route composed after this plugin.
+ * 404/405, body size limit, CORS for browser-called paths, per-IP rate limits and
+ * `Cache-Control: no-store` on redirects. `routesOf` is read lazily so 405 sees every route
+ * composed after this plugin.
  */
 export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
   let compiled: RouteShape[] | undefined;
@@ -67,9 +96,15 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
 
   return new Elysia({ name: 'http-rules' })
     .headers(SECURITY_HEADERS)
-    .onRequest(async ({ request, server, set }) => {
-      const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > MAX_BODY_BYTES) throw payloadTooLarge();
+    .onRequest(async (context) => {
+      const { request, server, set } = context;
+      const declared = request.headers.get('content-length');
+      if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
+      if (declared === null && request.body && request.headers.has('transfer-encoding')) {
+        // Bun ties the socket address to the original request: the rate limit below reads it
+        // from `request`; handlers after the swap see requestIP() === null for this rare case.
+        (context as { request: Request }).request = capBody(request, MAX_BODY_BYTES);
+      }
       const path = pathOf(request.url);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
@@ -82,14 +117,28 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
       const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
       if (!decision.allowed) throw rateLimited(decision.retryAfter);
     })
-    .onError({ as: 'global' }, ({ code, error, request }) => {
+    .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
+      // Spec, Authentication rule 7: redirects must not be cached (each click is counted).
+      if (responseValue instanceof Response) {
+        if (responseValue.status >= 300 && responseValue.status < 400 && !responseValue.headers.has('cache-control')) {
+          responseValue.headers.set('Cache-Control', 'no-store');
+        }
+      } else if (typeof set.status === 'number' && set.status >= 300 && set.status < 400) {
+        set.headers['cache-control'] ??= 'no-store';
+      }
+    })
+    .onError({ as: 'global' }, ({ code, error, request, params }) => {
       const cors = isCorsPath(pathOf(request.url)) ? CORS_HEADERS : {};
-      if (error instanceof HttpError) return json(error.status, error.body, { ...cors, ...error.headers });
+      // Elysia wraps what a body parser threw (e.g. the 413 of a capped chunked body) in its ParseError.
+      const known = error instanceof HttpError ? error : (error as { cause?: unknown } | undefined)?.cause;
+      if (known instanceof HttpError) return json(known.status, known.body, { ...cors, ...known.headers });
       switch (code) {
         case 'VALIDATION':
-          return json(400, { error: toValidationBody(error.all.map((e) => ({ path: e.path, message: e.message ?? 'invalid' }))) }, cors);
+          return json(400, { error: validationBody(error, request, params as Record<string, string> | undefined) }, cors);
         case 'PARSE':
           return json(400, { error: { formErrors: ['the body is not valid JSON'], fieldErrors: {} } }, cors);
+        case 'INVALID_FILE_TYPE':
+          return json(400, { error: { formErrors: [error.message], fieldErrors: {} } }, cors);
         case 'NOT_FOUND': {
           const allowed = allowedMethods(pathOf(request.url));
           if (allowed.length > 0 && !allowed.includes(request.method)) {
@@ -100,6 +149,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         case 'INVALID_COOKIE_SIGNATURE':
           return json(401, { error: 'unauthorized' });
         default:
+          // The cause goes to the log only: a 500 body never carries internals.
           console.error('unhandled error', request.method, pathOf(request.url), error);
           return json(500, { error: 'internal error' }, cors);
       }

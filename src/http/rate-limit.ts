@@ -53,19 +53,78 @@ export function memoryRateLimiter(): RateLimiter {
   };
 }
 
-/** Every node shares the counters in Redis, so N nodes still allow the limit once. */
-export function redisRateLimiter(url: string, namespace = 'svc:rl'): RateLimiter {
-  const redis = new RedisClient(url);
+export interface RedisRateLimiterOptions {
+  /** Key prefix; nodes that must share limits use the same one. */
+  namespace?: string;
+  /** Used while Redis is unreachable, so an outage degrades limits to per node instead of failing requests. */
+  fallback?: RateLimiter;
+  /** A Redis reply slower than this counts as an outage for this request. */
+  timeoutMs?: number;
+  /** After a failure, Redis is not tried again for this long. */
+  retryMs?: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * Every node shares the counters in Redis, so N nodes still allow the limit once. INCR and
+ * PEXPIRE go out pipelined together, so a counter never outlives its window by more than
+ * a minute. Commands are never queued while disconnected: a request waits at most `timeoutMs`.
+ */
+export function redisRateLimiter(url: string, options: RedisRateLimiterOptions = {}): RateLimiter {
+  const namespace = options.namespace ?? 'svc:rl';
+  const fallback = options.fallback ?? memoryRateLimiter();
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const retryMs = options.retryMs ?? 5000;
+  const log = options.log ?? ((message: string) => console.error(message));
+  const redis = new RedisClient(url, { enableOfflineQueue: false, autoReconnect: false, connectionTimeout: timeoutMs });
+  let connecting: Promise<boolean> | undefined;
+  let retryAt = 0;
+  let healthy = true;
+
+  const outage = (error: unknown) => {
+    retryAt = Date.now() + retryMs;
+    if (healthy) log(`rate limits: Redis unavailable (${(error as Error).message}); counting on this node until it returns`);
+    healthy = false;
+  };
+  const connected = (): Promise<boolean> | boolean => {
+    if (redis.connected) return true;
+    if (Date.now() < retryAt) return false;
+    connecting ??= withTimeout(redis.connect(), timeoutMs)
+      .then(() => true, (error) => (outage(error), false))
+      .finally(() => (connecting = undefined));
+    return connecting;
+  };
+
   return {
     async hit(key, limit, now = Date.now()) {
       const window = windowOf(now);
-      const redisKey = `${namespace}:${key}:${window.id}`;
-      const count = await redis.incr(redisKey);
-      if (count === 1) await redis.expire(redisKey, 120);
-      return { allowed: count <= limit, retryAfter: window.retryAfter };
+      if (await connected()) {
+        const redisKey = `${namespace}:${key}:${window.id}`;
+        try {
+          const [count] = await withTimeout(
+            Promise.all([redis.incr(redisKey), redis.send('PEXPIRE', [redisKey, String(2 * WINDOW_MS)])]),
+            timeoutMs,
+          );
+          if (!healthy) log('rate limits: Redis is back; counting shared across nodes again');
+          healthy = true;
+          return { allowed: count <= limit, retryAfter: window.retryAfter };
+        } catch (error) {
+          outage(error);
+        }
+      }
+      return fallback.hit(key, limit, now);
     },
     async close() {
       redis.close();
+      await fallback.close();
     },
   };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

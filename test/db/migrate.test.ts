@@ -69,3 +69,17 @@ test('an in-memory PGlite migrates from empty', async () => {
   expect((await migrate(db)).length).toBeGreaterThan(0);
   await db.close();
 });
+
+for (const backend of backends()) {
+  test(`json parameters passed as serialised text are stored as documents on ${backend.name}`, async () => {
+    const db = await backend.create();
+    await db.query("INSERT INTO organizations (id, name) VALUES ('oj', 'json')");
+    await db.query(
+      "INSERT INTO audit_log (id, org_id, action, entity, detail) VALUES ('aj', 'oj', 'create', 'thing', $1::jsonb)",
+      [JSON.stringify({ a: 1, b: ['x'] })],
+    );
+    const [row] = await db.query<{ kind: string; detail: unknown }>("SELECT jsonb_typeof(detail) AS kind, detail FROM audit_log WHERE id = 'aj'");
+    expect(row?.kind).toBe('object');
+    expect(row?.detail).toEqual({ a: 1, b: ['x'] });
+  });
+}

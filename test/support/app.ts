@@ -19,7 +19,7 @@ export interface TestApp {
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
-});
+}, 60_000);
 
 export const TEST_BASE_URL = 'http://api.test.local';
 export const TEST_TRACKING_URL = 'http://track.test.local';

@@ -22,9 +22,10 @@ export function backends(): Backend[] {
 }
 
 const cleanups: (() => Promise<void>)[] = [];
+// Dropping a database with FORCE can take seconds while other suites load the server.
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-});
+}, 60_000);
 
 async function createPglite(): Promise<Db> {
   const db = await openPglite();

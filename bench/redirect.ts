@@ -1,0 +1,185 @@
+/**
+ * GET /c/{slug} through the real server process (`bun src/main.ts`), on Postgres and on the
+ * embedded default (PGlite), against a bare Bun.serve answering a constant 302, all driven by the
+ * same load generator in the same run. Prints one JSON line: requests per second, p50 and p99
+ * latency, the ratio service/bare, and `lost` = 302s answered minus clicks found in the database
+ * after the server's shutdown flush.
+ *
+ *   npm run bench:redirect
+ *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP=3 (defaults)
+ *   DATABASE_URL=postgres://...  (default: postgres://postgres@127.0.0.1:5432/test when reachable)
+ *
+ * wrk (Debian's package) is used when installed, autocannon otherwise.
+ */
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ulid } from 'ulid';
+import { openPglite } from '../src/db/pglite';
+import { createLinkOver } from '../test/e2e/link-over-http';
+import { freePort, startServer } from '../test/support/server';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const THREADS = Number(process.env.BENCH_THREADS ?? 2);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const WRK = '/usr/bin/wrk';
+const LANDING = encodeURIComponent('https://landing.example.com/p?a=1&b=two');
+const QUERY = `?url=${LANDING}&gclid=bench-gclid&matchtype=e&network=g`;
+
+interface Load {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Responses that were 302s, and everything else (errors, other statuses). */
+  redirects: number;
+  other: number;
+}
+
+/** wrk counts statuses in Lua, per thread, and reports them with its latency percentiles. */
+const WRK_SCRIPT = `
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) redirects = 0; other = 0 end
+function response(status, headers, body)
+  if status == 302 then redirects = redirects + 1 else other = other + 1 end
+end
+function done(summary, latency, requests)
+  local r, o = 0, 0
+  for _, t in ipairs(threads) do r = r + t:get("redirects"); o = o + t:get("other") end
+  o = o + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format('WRK_RESULT {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"redirects":%d,"other":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), r, o))
+end
+`;
+
+async function drive(url: string, seconds: number): Promise<Load> {
+  if (existsSync(WRK)) {
+    const script = join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'count.lua');
+    writeFileSync(script, WRK_SCRIPT);
+    const proc = Bun.spawn([WRK, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { stdout: 'pipe', stderr: 'pipe' });
+    const out = await new Response(proc.stdout).text();
+    await proc.exited;
+    const line = out.split('\n').find((l) => l.startsWith('WRK_RESULT '));
+    if (!line) throw new Error(`wrk gave no result:\n${out}\n${await new Response(proc.stderr).text()}`);
+    const r = JSON.parse(line.slice('WRK_RESULT '.length));
+    return { rps: r.requests / (r.duration_us / 1e6), p50_ms: r.p50_us / 1000, p99_ms: r.p99_us / 1000, redirects: r.redirects, other: r.other };
+  }
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, workers: 0, followRedirect: false });
+  return {
+    rps: result.requests.total / (result.duration || seconds),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    redirects: result['3xx'],
+    other: result.errors + result.timeouts + result.non2xx - result['3xx'],
+  };
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+const summary = (load: Load) => ({ rps: Math.round(load.rps), p50_ms: round(load.p50_ms, 3), p99_ms: round(load.p99_ms, 3) });
+
+async function bare(): Promise<Load> {
+  const location = `https://landing.example.com/p?a=1&b=two&svc_click_id=${ulid()}`;
+  const server = Bun.serve({
+    port: 0,
+    fetch: () => new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } }),
+  });
+  try {
+    await drive(`http://127.0.0.1:${server.port}/c/bare${QUERY}`, WARMUP);
+    return await drive(`http://127.0.0.1:${server.port}/c/bare${QUERY}`, DURATION);
+  } finally {
+    server.stop(true);
+  }
+}
+
+/** A throwaway database on the Postgres server, or null when none is reachable. */
+async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 3 });
+  const name = `svc_bench_${ulid().toLowerCase()}`;
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    console.error(`bench: no Postgres at ${new URL(ADMIN_URL).host} (${(error as Error).message}); measuring the embedded store only`);
+    await admin.end();
+    return null;
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** The real server on `databaseUrl` (or PGlite when undefined): warm up, measure, SIGTERM, count. */
+async function service(databaseUrl: string | undefined) {
+  const port = await freePort();
+  const env: Record<string, string> = { PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const server = await startServer(env, { timeoutMs: 120_000 });
+  let load: Load;
+  let linkId: string;
+  try {
+    const warmup = await createLinkOver(server);
+    await drive(`${server.url}/c/${warmup.slug}${QUERY}`, WARMUP);
+    const measured = await createLinkOver(server);
+    linkId = measured.id;
+    load = await drive(`${server.url}/c/${measured.slug}${QUERY}`, DURATION);
+  } finally {
+    const code = await server.stop('SIGTERM');
+    if (code !== 0) console.error(`bench: server exited with ${code}:\n${server.output()}`);
+  }
+  const countSql = 'SELECT count(*)::int AS n FROM clicks WHERE link_id = $1';
+  let stored: number;
+  if (databaseUrl) {
+    const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    stored = (await sql.unsafe(countSql, [linkId]))[0]!.n;
+    await sql.end();
+  } else {
+    const db = await openPglite(join(server.dataDir, 'pglite'));
+    stored = (await db.query<{ n: number }>(countSql, [linkId]))[0]!.n;
+    await db.close();
+  }
+  return { load, stored };
+}
+
+const reference = await bare();
+console.error(`bare: ${JSON.stringify(summary(reference))}`);
+const targets: Record<string, unknown> = {};
+const database = await throwawayDatabase();
+for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
+  if (name === 'postgres' && !database) {
+    targets.postgres = null;
+    continue;
+  }
+  const { load, stored } = await service(url);
+  targets[name] = {
+    ...summary(load),
+    ratio: round(load.rps / reference.rps, 3),
+    answered: load.redirects,
+    non_302: load.other,
+    stored,
+    // A request in flight when the load generator stops can be answered (and stored) without
+    // being counted by it, so stored may exceed answered by up to the connection count.
+    lost: Math.max(0, load.redirects - stored),
+  };
+  console.error(`${name}: ${JSON.stringify(targets[name])}`);
+}
+await database?.drop();
+
+console.log(
+  JSON.stringify({
+    bench: 'redirect',
+    tool: existsSync(WRK) ? 'wrk' : 'autocannon',
+    connections: CONNECTIONS,
+    duration_s: DURATION,
+    bare: summary(reference),
+    ...targets,
+  }),
+);

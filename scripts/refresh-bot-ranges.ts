@@ -1,0 +1,23 @@
+/**
+ * npm run bots:refresh [-- --dry-run] [-- --force]
+ *
+ * Downloads the search engines' published crawler IP ranges (Google, Bing, Apple, DuckDuckGo)
+ * and rewrites src/tracking/enrich/bot-ranges/*.json. A download replaces a file only when it
+ * validates; a failed source leaves the shipped snapshot in place and makes the exit code 1.
+ * Running servers read the files at start, so restart them after a refresh.
+ */
+import { refreshBotRanges } from '../src/tracking/enrich/refresh';
+
+const args = new Set(process.argv.slice(2));
+const outcomes = await refreshBotRanges({ dryRun: args.has('--dry-run'), force: args.has('--force') });
+let failed = false;
+for (const outcome of outcomes) {
+  if (outcome.status === 'failed') {
+    failed = true;
+    console.error(`${outcome.file}: not refreshed\n  ${outcome.errors.join('\n  ')}`);
+  } else {
+    const verb = outcome.status === 'unchanged' ? 'unchanged' : args.has('--dry-run') ? 'would update' : 'updated';
+    console.log(`${outcome.file}: ${verb} from ${outcome.source} (${outcome.before} -> ${outcome.after} prefixes)`);
+  }
+}
+process.exit(failed ? 1 : 0);

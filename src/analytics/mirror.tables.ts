@@ -1,0 +1,15 @@
+/**
+ * Postgres tables copied into the DuckDB analytics mirror, under the same names. Each needs an
+ * `id` primary key, `_txid xid8 NOT NULL DEFAULT pg_current_xact_id()`, `_seq bigserial`, an
+ * index on (_txid, _seq), and the svc_mirror_touch() trigger if its rows are ever updated
+ * (sql/0002_mirror_touch.sql). A module adding a mirrored table appends its name here.
+ */
+export const MIRRORED_TABLES: readonly string[] = [
+  'clicks',
+  'impressions',
+  'conversions',
+  'costs',
+  'installs',
+  'events',
+  'subscriptions',
+];

@@ -1,0 +1,239 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { assertIdentifier, type Queryable } from '../db/db';
+import { readRows } from './mirror.read';
+import { createCursorTable, CURSOR_SEQ, CURSOR_TABLE, CURSOR_TXID, describeTable, syncDuckTable, type MirrorTable } from './mirror.schema';
+import { MIRRORED_TABLES } from './mirror.tables';
+
+/**
+ * The DuckDB analytics mirror: a columnar copy of the registered Postgres tables, never a
+ * source of truth. See docs/analytics-mirror.md for why the cursor never skips a row.
+ */
+export interface Mirror {
+  /** Copies on an interval from now on (the first round runs at once); a no-op when intervalMs is 0. */
+  start(): void;
+  /**
+   * Copies every row whose transaction finished before the oldest one still running, and
+   * resolves to the number of rows copied. Never call it inside a Postgres transaction: on
+   * PGlite (one connection) it would wait for that transaction forever.
+   */
+  catchUp(): Promise<number>;
+  /** One read-only SELECT on the mirror; $1 ... parameters; BIGINT and DECIMAL come back as number. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Stops the interval, copies what is left, closes DuckDB. */
+  stop(): Promise<void>;
+}
+
+export interface MirrorOptions {
+  db: Queryable;
+  /** The DuckDB file, or ':memory:'. */
+  path: string;
+  tables?: readonly string[];
+  /** Milliseconds between rounds; 0 copies only on catchUp(). */
+  intervalMs?: number;
+  batchSize?: number;
+  log?: (message: string, error?: unknown) => void;
+}
+
+interface Cursor {
+  txid: string;
+  seq: string;
+}
+
+const START: Cursor = { txid: '0', seq: '0' };
+
+export async function createMirror(options: MirrorOptions): Promise<Mirror> {
+  const { db, path } = options;
+  const names = (options.tables ?? MIRRORED_TABLES).map(assertIdentifier);
+  const intervalMs = options.intervalMs ?? 1000;
+  const batchSize = options.batchSize ?? 5000;
+  // One line per event: a driver's stack adds nothing to "Postgres is unreachable".
+  const log = options.log ?? ((message: string, error?: unknown) => console.error(error === undefined ? message : `${message}: ${errorMessage(error)}`));
+
+  const instance = await DuckDBInstance.create(path);
+  const writer = await instance.connect();
+  await createCursorTable(writer);
+
+  // Described once per process, on the first round that reaches Postgres: a column a migration
+  // added since the last run is added to DuckDB here.
+  let tables: MirrorTable[] | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let started = false;
+  let stopped = false;
+  let lastFailure: string | undefined;
+  const reads = new Set<Promise<unknown>>();
+
+  async function describeAll(): Promise<MirrorTable[]> {
+    if (tables) return tables;
+    const described: MirrorTable[] = [];
+    for (const name of names) {
+      const table = await describeTable(db, name);
+      await syncDuckTable(writer, table);
+      described.push(table);
+    }
+    tables = described;
+    return described;
+  }
+
+  async function round(): Promise<number> {
+    let copied = 0;
+    let firstError: unknown;
+    // One failing table (a cast it cannot make, say) must not stop the others.
+    for (const table of await describeAll()) {
+      try {
+        copied += await copyTable(writer, db, table, batchSize);
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+    if (firstError !== undefined) throw firstError;
+    return copied;
+  }
+
+  // Rounds never overlap: a catchUp() that arrives mid-round runs a full round after it, so it
+  // sees every row that committed before the call.
+  function enqueue(): Promise<number> {
+    const run = chain.then(round);
+    chain = run.catch(() => {});
+    return run;
+  }
+
+  async function tick() {
+    timer = undefined;
+    try {
+      await enqueue();
+      if (lastFailure !== undefined) log('analytics mirror: recovered');
+      lastFailure = undefined;
+    } catch (error) {
+      // Logged once per distinct failure, not every round, while Postgres is away.
+      const message = errorMessage(error);
+      if (message !== lastFailure) log('analytics mirror: round failed; retrying', error);
+      lastFailure = message;
+    }
+    if (!stopped) {
+      timer = setTimeout(tick, intervalMs);
+      // The interval alone never keeps the process alive.
+      timer.unref?.();
+    }
+  }
+
+  return {
+    start() {
+      if (started || stopped || intervalMs <= 0) return;
+      started = true;
+      void tick();
+    },
+    catchUp() {
+      if (stopped) return Promise.reject(new Error('analytics mirror is stopped'));
+      return enqueue();
+    },
+    async query<T>(sql: string, params: readonly unknown[] = []) {
+      if (stopped) throw new Error('analytics mirror is stopped');
+      const connection = await instance.connect();
+      const read = readRows<T>(connection, sql, params).finally(() => connection.closeSync());
+      const tracked: Promise<void> = read.then(
+        () => void reads.delete(tracked),
+        () => void reads.delete(tracked),
+      );
+      reads.add(tracked);
+      return read;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await chain;
+      try {
+        await round();
+      } catch (error) {
+        log('analytics mirror: final catch-up failed', error);
+      }
+      await Promise.all(reads);
+      writer.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readCursor(duck: DuckDBConnection, table: string): Promise<Cursor> {
+  const result = await duck.runAndReadAll(
+    `SELECT txid::VARCHAR AS txid, seq::VARCHAR AS seq FROM ${CURSOR_TABLE} WHERE table_name = $1`,
+    [table],
+  );
+  const row = result.getRowObjectsJS()[0];
+  return row ? { txid: String(row.txid), seq: String(row.seq) } : START;
+}
+
+type Batch = Record<string, string | null>[];
+
+/**
+ * Copies a table batch by batch until Postgres has nothing more past the cursor. The next
+ * batch is read from Postgres while DuckDB writes the current one; if that write fails, the
+ * read-ahead is dropped and the next round starts again from the cursor DuckDB committed.
+ */
+async function copyTable(duck: DuckDBConnection, db: Queryable, table: MirrorTable, batchSize: number): Promise<number> {
+  const fetch = (cursor: Cursor) => {
+    const batch = db.query<Batch[number]>(table.selectBatch, [cursor.txid, cursor.seq, batchSize]);
+    // Marked handled at once: a read-ahead that fails while DuckDB is busy is reported when awaited.
+    batch.catch(() => {});
+    return batch;
+  };
+  let pending: Promise<Batch> | undefined = fetch(await readCursor(duck, table.name));
+  let copied = 0;
+  while (pending) {
+    const rows: Batch = await pending;
+    if (rows.length === 0) break;
+    pending = rows.length === batchSize ? fetch(cursorOf(rows)) : undefined;
+    await applyBatch(duck, table, rows);
+    copied += rows.length;
+  }
+  return copied;
+}
+
+function cursorOf(rows: Batch): Cursor {
+  const last = rows[rows.length - 1]!;
+  return { txid: String(last[CURSOR_TXID]), seq: String(last[CURSOR_SEQ]) };
+}
+
+/**
+ * Stages the batch through the appender, then moves it into the table and advances the
+ * cursor in ONE DuckDB transaction: after a crash either both happened or neither did,
+ * so a restart neither repeats nor skips a row.
+ */
+async function applyBatch(duck: DuckDBConnection, table: MirrorTable, rows: Batch): Promise<void> {
+  await duck.run(`DELETE FROM temp.main."${table.stageTable}"`);
+  const appender = await duck.createAppender(table.stageTable, 'main', 'temp');
+  try {
+    for (const row of rows) {
+      for (const column of table.columns) {
+        const value = row[column.name];
+        if (value === null || value === undefined) appender.appendNull();
+        else appender.appendVarchar(String(value));
+      }
+      appender.endRow();
+    }
+  } catch (error) {
+    appender.clear();
+    throw error;
+  } finally {
+    appender.closeSync();
+  }
+  const cursor = cursorOf(rows);
+  await duck.run('BEGIN TRANSACTION');
+  try {
+    await duck.run(table.upsertFromStage);
+    await duck.run(`INSERT OR REPLACE INTO ${CURSOR_TABLE} VALUES ($1, CAST($2 AS UBIGINT), CAST($3 AS BIGINT))`, [
+      table.name,
+      cursor.txid,
+      cursor.seq,
+    ]);
+    await duck.run('COMMIT');
+  } catch (error) {
+    await duck.run('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

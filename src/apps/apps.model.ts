@@ -1,0 +1,125 @@
+import { t } from 'elysia';
+import { WholeNumber } from '../http/strict-body';
+
+/** The platforms of the spec's InstallRequest; an app's SDK key is bound to one of them. */
+export const PLATFORMS = [
+  'ios',
+  'android',
+  'tvos',
+  'android_tv',
+  'roku',
+  'fire_tv',
+  'samsung_tv',
+  'lg_tv',
+  'windows',
+  'macos',
+  'playstation',
+  'xbox',
+  'nintendo',
+  'web',
+] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/**
+ * Attribution windows and switches, stored in apps.settings (jsonb) and read by the attribution
+ * waterfall (src/attribution/attribution.model.ts). Every key is optional: an absent key means
+ * the waterfall's default, and a window of 0 switches its tier off. The upper bounds follow
+ * what mobile measurement partners offer, so a typo (7000 hours) is refused instead of silently
+ * widening a window. Extend this table (and docs/management-api.md) to add a setting; unknown
+ * keys answer 400.
+ */
+export const SETTING_RANGES = {
+  click_lookback_days: { min: 0, max: 30 },
+  deferred_deeplink_window_hours: { min: 0, max: 168 },
+  probabilistic_window_hours: { min: 0, max: 24 },
+  view_through_window_hours: { min: 0, max: 168 },
+  household_window_hours: { min: 0, max: 720 },
+} as const;
+
+const bounded = (name: keyof typeof SETTING_RANGES) => {
+  const { min, max } = SETTING_RANGES[name];
+  return t.Optional(t.Union([WholeNumber({ minimum: min, maximum: max }), t.Null()], { error: `must be an integer from ${min} to ${max}, or null for the default` }));
+};
+
+/** null removes a key (back to the default); PATCH merges these keys into the stored settings. */
+export const AppSettings = t.Object(
+  {
+    click_lookback_days: bounded('click_lookback_days'),
+    deferred_deeplink_window_hours: bounded('deferred_deeplink_window_hours'),
+    probabilistic_window_hours: bounded('probabilistic_window_hours'),
+    view_through_window_hours: bounded('view_through_window_hours'),
+    household_window_hours: bounded('household_window_hours'),
+    skan_enabled: t.Optional(t.Union([t.Boolean(), t.Null()], { error: 'must be true, false or null for the default' })),
+  },
+  { additionalProperties: false },
+);
+export type AppSettings = typeof AppSettings.static;
+
+export const REATTRIBUTION_DAYS = { min: 1, max: 730, default: 90 } as const;
+
+// Printable text without leading or trailing blanks.
+const TEXT = '^\\S(?:[^\\u0000-\\u001f\\u007f]*\\S)?$';
+const Name = t.String({ minLength: 1, maxLength: 200, pattern: TEXT, error: 'must be 1 to 200 printable characters without leading or trailing blanks' });
+const StoreUrl = t.Union([t.String({ maxLength: 2048 }), t.Null()], { error: 'must be an absolute http(s) URL or null' });
+const ReattributionDays = WholeNumber({
+  minimum: REATTRIBUTION_DAYS.min,
+  maximum: REATTRIBUTION_DAYS.max,
+  error: `must be an integer from ${REATTRIBUTION_DAYS.min} to ${REATTRIBUTION_DAYS.max}`,
+});
+
+export const CreateAppBody = t.Object(
+  {
+    name: Name,
+    platform: t.Union(PLATFORMS.map((p) => t.Literal(p)), { error: `must be one of ${PLATFORMS.join(', ')}` }),
+    // Store bundle id, package name or channel id: one token, no blanks.
+    bundle_id: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s\\u0000-\\u001f\\u007f]+$' }), t.Null()], { error: 'must be 1 to 255 characters without blanks, or null' })),
+    store_url: t.Optional(StoreUrl),
+    reattribution_days: t.Optional(ReattributionDays),
+    settings: t.Optional(AppSettings),
+  },
+  { additionalProperties: false },
+);
+export type CreateAppBody = typeof CreateAppBody.static;
+
+/** platform and bundle_id are fixed: the SDK key shipped in the app binary is bound to them. */
+export const PatchAppBody = t.Object(
+  {
+    name: t.Optional(Name),
+    store_url: t.Optional(StoreUrl),
+    reattribution_days: t.Optional(ReattributionDays),
+    settings: t.Optional(AppSettings),
+  },
+  { additionalProperties: false },
+);
+export type PatchAppBody = typeof PatchAppBody.static;
+
+export const AppParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
+export const ListAppsQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+});
+export const DEFAULT_LIST_LIMIT = 100;
+
+export interface AppRow {
+  id: string;
+  org_id: string;
+  name: string;
+  platform: Platform;
+  bundle_id: string | null;
+  store_url: string | null;
+  sdk_key: string;
+  reattribution_days: number;
+  settings: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface AppResponse {
+  id: string;
+  name: string;
+  platform: Platform;
+  bundle_id: string | null;
+  store_url: string | null;
+  sdk_key: string;
+  reattribution_days: number;
+  settings: Record<string, unknown>;
+  created_at: string;
+}

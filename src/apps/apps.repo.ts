@@ -1,0 +1,78 @@
+import type { Queryable } from '../db/db';
+import type { AppRow } from './apps.model';
+
+const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, sdk_key, reattribution_days, settings, created_at';
+
+export interface NewApp {
+  id: string;
+  orgId: string;
+  name: string;
+  platform: string;
+  bundleId: string | null;
+  storeUrl: string | null;
+  sdkKey: string;
+  sdkKeyHash: string;
+  reattributionDays: number;
+  settings: Record<string, unknown>;
+}
+
+/** Inserts unless the SDK key hash already exists (a 62^32 draw: the caller simply draws again). */
+export async function insertApp(tx: Queryable, app: NewApp): Promise<AppRow | undefined> {
+  const rows = await tx.query<AppRow>(
+    `INSERT INTO apps (id, org_id, name, platform, bundle_id, store_url, sdk_key, sdk_key_hash, reattribution_days, settings)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, jsonb_strip_nulls($10::text::jsonb))
+     ON CONFLICT (sdk_key_hash) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [app.id, app.orgId, app.name, app.platform, app.bundleId, app.storeUrl, app.sdkKey, app.sdkKeyHash, app.reattributionDays, JSON.stringify(app.settings)],
+  );
+  return rows[0];
+}
+
+export async function findApp(db: Queryable, orgId: string, id: string): Promise<AppRow | undefined> {
+  const rows = await db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1 AND org_id = $2`, [id, orgId]);
+  return rows[0];
+}
+
+export function listApps(db: Queryable, orgId: string, limit: number): Promise<AppRow[]> {
+  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+}
+
+/** Whether the id names an app of this organization (another organization's id reads as unknown). */
+export async function appExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM apps WHERE id = $1 AND org_id = $2', [id, orgId]);
+  return rows.length > 0;
+}
+
+/**
+ * One fixed statement for every PATCH. Settings merge key by key inside the UPDATE (a null
+ * value removes its key), so two PATCHes of different windows never overwrite each other.
+ */
+export async function updateApp(
+  tx: Queryable,
+  orgId: string,
+  id: string,
+  update: { name?: string; store_url?: string | null; reattribution_days?: number; settings?: Record<string, unknown> },
+): Promise<AppRow | undefined> {
+  const rows = await tx.query<AppRow>(
+    `UPDATE apps SET
+       name = CASE WHEN $3::boolean THEN $4::text ELSE name END,
+       store_url = CASE WHEN $5::boolean THEN $6::text ELSE store_url END,
+       reattribution_days = CASE WHEN $7::boolean THEN $8::integer ELSE reattribution_days END,
+       settings = CASE WHEN $9::boolean THEN jsonb_strip_nulls(settings || $10::text::jsonb) ELSE settings END
+     WHERE id = $1 AND org_id = $2
+     RETURNING ${COLUMNS}`,
+    [
+      id,
+      orgId,
+      'name' in update,
+      update.name ?? null,
+      'store_url' in update,
+      update.store_url ?? null,
+      'reattribution_days' in update,
+      update.reattribution_days ?? null,
+      'settings' in update,
+      JSON.stringify(update.settings ?? {}),
+    ],
+  );
+  return rows[0];
+}

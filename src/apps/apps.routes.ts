@@ -1,0 +1,32 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { strictBody } from '../http/strict-body';
+import { AppParams, CreateAppBody, ListAppsQuery, PatchAppBody } from './apps.model';
+import { createApp, getApp, listApps, patchApp } from './apps.service';
+
+/** Apps management API (API key). */
+export function appsRoutes(deps: AuthDeps) {
+  const { db } = deps;
+  return new Elysia({ name: 'apps' })
+    .use(authPlugin(deps))
+    .post(
+      '/api/v1/apps',
+      async ({ body, principal, set }) => {
+        const app = await createApp({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, body);
+        set.status = 201;
+        return app;
+      },
+      { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody) },
+    )
+    .get('/api/v1/apps', async ({ query, principal }) => ({ data: await listApps({ db }, principal.orgId, query.limit) }), {
+      apiKey: true,
+      query: ListAppsQuery,
+    })
+    .get('/api/v1/apps/:id', ({ params, principal }) => getApp({ db }, principal.orgId, params.id), { apiKey: true, params: AppParams })
+    .patch('/api/v1/apps/:id', ({ params, principal, body }) => patchApp({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
+      apiKey: true,
+      params: AppParams,
+      body: PatchAppBody,
+      transform: strictBody(PatchAppBody),
+    });
+}

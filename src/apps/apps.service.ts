@@ -1,0 +1,88 @@
+import { type Actor, recordAudit } from '../auth/audit';
+import { generateSdkKey } from '../auth/sdk-keys';
+import type { Db } from '../db/db';
+import { notFound, validationError } from '../http/errors';
+import { parseHttpUrl } from '../links/link-fields';
+import { newId } from '../shared/ids';
+import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
+import * as repo from './apps.repo';
+
+export function toAppResponse(row: AppRow): AppResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    platform: row.platform,
+    bundle_id: row.bundle_id,
+    store_url: row.store_url,
+    sdk_key: row.sdk_key,
+    reattribution_days: row.reattribution_days,
+    settings: row.settings ?? {},
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** store_url is a store page or web fallback a visitor may be sent to: the same rule as a link destination. */
+function checkStoreUrl(storeUrl: string | null | undefined): void {
+  if (storeUrl === null || storeUrl === undefined) return;
+  const parsed = parseHttpUrl(storeUrl);
+  if ('error' in parsed) throw validationError({ store_url: [parsed.error] });
+}
+
+/** Creates an app with a fresh SDK key (stored in clear for display, looked up by its hash). */
+export async function createApp({ db }: { db: Db }, actor: Actor, body: CreateAppBody): Promise<AppResponse> {
+  checkStoreUrl(body.store_url);
+  const row = await db.transaction(async (tx) => {
+    let created: AppRow | undefined;
+    while (!created) {
+      const sdk = generateSdkKey();
+      created = await repo.insertApp(tx, {
+        id: newId(),
+        orgId: actor.orgId,
+        name: body.name,
+        platform: body.platform,
+        bundleId: body.bundle_id ?? null,
+        storeUrl: body.store_url ?? null,
+        sdkKey: sdk.key,
+        sdkKeyHash: sdk.hash,
+        reattributionDays: body.reattribution_days ?? REATTRIBUTION_DAYS.default,
+        settings: body.settings ?? {},
+      });
+    }
+    // The SDK key stays out of the audit detail: the log records who wrote what, not secrets.
+    await recordAudit(
+      tx,
+      actor,
+      { action: 'create', entity: 'app', entityId: created.id, detail: { name: created.name, platform: created.platform } },
+    );
+    return created;
+  });
+  return toAppResponse(row);
+}
+
+export async function getApp({ db }: { db: Db }, orgId: string, id: string): Promise<AppResponse> {
+  const row = await repo.findApp(db, orgId, id);
+  if (!row) throw notFound('app not found');
+  return toAppResponse(row);
+}
+
+export async function listApps({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<AppResponse[]> {
+  return (await repo.listApps(db, orgId, limit)).map(toAppResponse);
+}
+
+/**
+ * Absent fields stay; name, store_url and reattribution_days are replaced; settings merge
+ * key by key (null removes a key). An unknown or foreign id is 404 and nothing changes.
+ */
+export async function patchApp({ db }: { db: Db }, actor: Actor, id: string, body: PatchAppBody): Promise<AppResponse> {
+  const update = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as PatchAppBody;
+  const fields = Object.keys(update);
+  if (fields.length === 0) throw validationError({}, ['the body names no field to change']);
+  checkStoreUrl(body.store_url);
+  const row = await db.transaction(async (tx) => {
+    const updated = await repo.updateApp(tx, actor.orgId, id, update);
+    if (!updated) throw notFound('app not found');
+    await recordAudit(tx, actor, { action: 'update', entity: 'app', entityId: id, detail: { fields } });
+    return updated;
+  });
+  return toAppResponse(row);
+}

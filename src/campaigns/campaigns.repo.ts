@@ -1,0 +1,28 @@
+import type { Queryable } from '../db/db';
+import type { CampaignRow } from './campaigns.model';
+
+const COLUMNS = 'id, org_id, app_id, name, external_id, status, created_at';
+
+/** Inserts unless the organization already has this external_id; undefined then, and nothing was written. */
+export async function insertCampaign(
+  tx: Queryable,
+  campaign: { id: string; orgId: string; appId: string | null; name: string; externalId: string | null },
+): Promise<CampaignRow | undefined> {
+  const rows = await tx.query<CampaignRow>(
+    `INSERT INTO campaigns (id, org_id, app_id, name, external_id) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (org_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [campaign.id, campaign.orgId, campaign.appId, campaign.name, campaign.externalId],
+  );
+  return rows[0];
+}
+
+export function listCampaigns(db: Queryable, orgId: string, limit: number): Promise<CampaignRow[]> {
+  return db.query<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+}
+
+/** Whether the id names a campaign of this organization (another organization's id reads as unknown). */
+export async function campaignExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM campaigns WHERE id = $1 AND org_id = $2', [id, orgId]);
+  return rows.length > 0;
+}

@@ -1,0 +1,25 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { strictBody } from '../http/strict-body';
+import { CreateCampaignBody, ListCampaignsQuery } from './campaigns.model';
+import { createCampaign, listCampaigns } from './campaigns.service';
+
+/** Campaigns management API (API key). */
+export function campaignsRoutes(deps: AuthDeps) {
+  const { db } = deps;
+  return new Elysia({ name: 'campaigns' })
+    .use(authPlugin(deps))
+    .post(
+      '/api/v1/campaigns',
+      async ({ body, principal, set }) => {
+        const campaign = await createCampaign({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, body);
+        set.status = 201;
+        return campaign;
+      },
+      { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody) },
+    )
+    .get('/api/v1/campaigns', async ({ query, principal }) => ({ data: await listCampaigns({ db }, principal.orgId, query.limit) }), {
+      apiKey: true,
+      query: ListCampaignsQuery,
+    });
+}

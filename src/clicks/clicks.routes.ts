@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia';
+import { authPlugin } from '../auth/auth.plugin';
+import type { Services } from '../services';
+import { ClickList, ClickListQuery, parseClickFilter } from './clicks.model';
+import { listClicks } from './clicks.service';
+
+/** GET /api/v1/clicks: the key's organization only, newest first. */
+export function clicksRoutes({ db, config }: Pick<Services, 'db' | 'config'>) {
+  return new Elysia({ name: 'clicks' })
+    .use(authPlugin({ db, config }))
+    .get(
+      '/api/v1/clicks',
+      async ({ query, principal }) => ({ data: await listClicks({ db }, principal.orgId, parseClickFilter(query)) }),
+      { apiKey: true, query: ClickListQuery, response: { 200: ClickList } },
+    );
+}

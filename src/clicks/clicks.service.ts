@@ -1,0 +1,31 @@
+import type { Db } from '../db/db';
+import type { Click, ClickFilter } from './clicks.model';
+import { selectClicks, type ClickRow } from './clicks.repo';
+
+/** Click export: every stored click of the organization, dropped ones included (isBot marks verified crawlers). */
+export async function listClicks({ db }: { db: Db }, orgId: string, filter: ClickFilter): Promise<Click[]> {
+  const rows = await selectClicks(db, orgId, filter);
+  return rows.map(toClick);
+}
+
+export function toClick(row: ClickRow): Click {
+  return {
+    id: row.id,
+    createdAt: new Date(row.created_at).toISOString(),
+    gclid: row.gclid,
+    gbraid: row.gbraid,
+    wbraid: row.wbraid,
+    campaignExtId: row.campaign_ext_id,
+    adGroupExtId: row.ad_group_ext_id,
+    creativeId: row.creative_id,
+    keyword: row.keyword,
+    matchType: row.match_type,
+    network: row.network,
+    device: row.device,
+    nextHopUrl: row.next_hop_url,
+    transparentParamPresent: row.transparent_param_present,
+    forceTransparent: row.force_transparent,
+    isBot: row.is_bot,
+    latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
+  };
+}

@@ -1,0 +1,33 @@
+import { Elysia } from 'elysia';
+import { authPlugin } from '../auth/auth.plugin';
+import type { Services } from '../services';
+import { ConversionInput, ListConversionsQuery, PostbackQuery } from './conversions.model';
+import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
+
+/** Conversions in by server postback (query) or JSON, and the list of what was stored. */
+export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker'>) {
+  const deps: ConversionsDeps = {
+    db: services.db,
+    clock: services.clock,
+    onDeliveriesQueued: () => services.postbackWorker.wake(),
+  };
+  const postback = async ({ query, principal }: { query: PostbackQuery; principal: { keyId: string; orgId: string } }) =>
+    recordConversion(deps, principal, parsePostbackQuery(query), 'postback');
+  return new Elysia({ name: 'conversions-routes' })
+    .use(authPlugin(services))
+    .get('/postback', postback, { apiKey: 'header-or-query', query: PostbackQuery })
+    .post('/postback', postback, { apiKey: 'header-or-query', query: PostbackQuery })
+    .post(
+      '/api/v1/conversions',
+      async ({ body, principal, set }) => {
+        const result = await recordConversion(deps, principal, body, 'api');
+        set.status = 201;
+        return result;
+      },
+      { apiKey: true, body: ConversionInput, transform: checkConversionInput },
+    )
+    .get('/api/v1/conversions', async ({ query, principal }) => ({ data: await listOrgConversions(deps, principal.orgId, query.limit ?? 100) }), {
+      apiKey: true,
+      query: ListConversionsQuery,
+    });
+}

@@ -1,0 +1,104 @@
+import type { ApiKeyPrincipal } from '../auth/api-keys';
+import type { Db } from '../db/db';
+import { HttpError, validationError, type ValidationBody } from '../http/errors';
+import { strictBody } from '../http/strict-body';
+import { newId, type Clock } from '../shared/ids';
+import { matchClick, type MatchTiming } from './conversions.match';
+import {
+  ConversionInput,
+  toConversion,
+  type Conversion,
+  type ConversionResult,
+  type ConversionSource,
+  type PostbackQuery,
+} from './conversions.model';
+import { listConversions, saveConversion } from './conversions.repo';
+
+export interface ConversionsDeps {
+  db: Db;
+  clock: Clock;
+  timing?: MatchTiming;
+  /** Called after a commit that queued outbound postbacks, so this node sends them at once. */
+  onDeliveriesQueued?: () => void;
+}
+
+export const DEFAULT_EVENT = 'conversion';
+
+const checkSchema = strictBody(ConversionInput);
+const ONE_OF = { click_id: ['click_id or gclid is required'], gclid: ['click_id or gclid is required'] };
+
+/**
+ * Checks a ConversionInput candidate: the schema, plus the rule a schema cannot say (one of
+ * click_id or gclid). Every problem is reported at once. Used as the JSON route's transform.
+ */
+export function checkConversionInput({ body }: { body: unknown }): void {
+  let problems: ValidationBody = { formErrors: [], fieldErrors: {} };
+  try {
+    checkSchema({ body });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    problems = error.body.error as ValidationBody;
+  }
+  const candidate = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (candidate.click_id === undefined && candidate.gclid === undefined) Object.assign(problems.fieldErrors, ONE_OF);
+  if (problems.formErrors.length > 0 || Object.keys(problems.fieldErrors).length > 0) {
+    throw validationError(problems.fieldErrors, problems.formErrors);
+  }
+}
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Turns /postback query text into a ConversionInput and checks it by the same rules as the
+ * JSON body. Empty parameters count as absent: postback templates leave a macro the network
+ * could not fill as `value=`. A `value` that is not a decimal number stays text and fails.
+ */
+export function parsePostbackQuery(query: PostbackQuery): ConversionInput {
+  const candidate: Record<string, unknown> = {};
+  for (const name of ['click_id', 'gclid', 'event', 'value', 'currency', 'order_id'] as const) {
+    const text = query[name];
+    if (text === undefined || text === '') continue;
+    candidate[name] = name === 'value' && DECIMAL.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
+  }
+  checkConversionInput({ body: candidate });
+  return candidate as ConversionInput;
+}
+
+/**
+ * Stores a conversion: match its click (same organization only), then insert - or, for a
+ * repeated order_id + event, update value and currency - with its audit row and its outbound
+ * postbacks atomically. Outbound postbacks are queued only when the conversion is new.
+ */
+export async function recordConversion(
+  deps: ConversionsDeps,
+  principal: ApiKeyPrincipal,
+  input: ConversionInput,
+  source: ConversionSource,
+): Promise<ConversionResult> {
+  if (input.click_id === undefined && input.gclid === undefined) throw validationError(ONE_OF);
+  const click = await matchClick(deps, principal.orgId, { clickId: input.click_id, gclid: input.gclid });
+  const eventName = input.event ?? DEFAULT_EVENT;
+  const saved = await saveConversion(
+    deps.db,
+    {
+      id: newId(),
+      orgId: principal.orgId,
+      clickId: click?.id ?? input.click_id ?? null,
+      campaignId: click?.campaignId ?? null,
+      eventName,
+      value: input.value ?? null,
+      currency: input.currency?.toUpperCase() ?? null,
+      orderId: input.order_id ?? null,
+      gclid: input.gclid ?? null,
+      source,
+      matched: click !== null,
+      apiKeyId: principal.keyId,
+    },
+    newId(),
+  );
+  if (saved.queued > 0) deps.onDeliveriesQueued?.();
+  return { ok: true, id: saved.id, matched: saved.matched };
+}
+
+export async function listOrgConversions({ db }: Pick<ConversionsDeps, 'db'>, orgId: string, limit: number): Promise<Conversion[]> {
+  return (await listConversions(db, orgId, limit)).map(toConversion);
+}

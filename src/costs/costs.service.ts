@@ -1,0 +1,83 @@
+import type { ApiKeyPrincipal } from '../auth/api-keys';
+import { recordAudit } from '../auth/audit';
+import type { Db } from '../db/db';
+import { validationError } from '../http/errors';
+import { newId } from '../shared/ids';
+import { DEFAULT_CURRENCY, type CostRow, type CostsResult } from './costs.model';
+import { findCampaigns, upsertCosts, type CostUpsert } from './costs.repo';
+
+/**
+ * True for a real calendar date written YYYY-MM-DD (2024-02-29 yes, 2025-02-30 no). Year 0000
+ * is refused: the proleptic Gregorian calendar Postgres uses has no year zero.
+ */
+export function isCalendarDate(day: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return false;
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 1 || month < 1 || month > 12 || date < 1) return false;
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+  return date <= daysInMonth;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** Field errors the schema cannot express, named by row: rows.3.day, rows.0.campaign_id. */
+export function rowProblems(rows: readonly CostRow[]): Record<string, string[]> {
+  const problems: Record<string, string[]> = {};
+  rows.forEach((row, index) => {
+    if (!isCalendarDate(row.day)) problems[`rows.${index}.day`] = ['Expected a real calendar date (YYYY-MM-DD)'];
+    if (row.campaign_id === undefined && row.campaign_external_id === undefined) {
+      problems[`rows.${index}.campaign_id`] = ['campaign_id or campaign_external_id is required'];
+    }
+  });
+  return problems;
+}
+
+/**
+ * Imports daily costs: the whole batch is checked first (one bad row writes nothing), then, in
+ * one transaction, each row is resolved to a campaign of the caller's organization - by
+ * campaign_id when given, else by campaign_external_id - and upserted on campaign + day.
+ * Rows naming an unknown campaign are skipped. When one batch names the same campaign-day
+ * twice, the later row wins and it counts once.
+ */
+export async function importCosts({ db }: { db: Db }, principal: ApiKeyPrincipal, rows: readonly CostRow[]): Promise<CostsResult> {
+  const problems = rowProblems(rows);
+  if (Object.keys(problems).length > 0) throw validationError(problems);
+  const ids = [...new Set(rows.flatMap((row) => (row.campaign_id !== undefined ? [row.campaign_id] : [])))];
+  const externalIds = [
+    ...new Set(rows.flatMap((row) => (row.campaign_id === undefined && row.campaign_external_id !== undefined ? [row.campaign_external_id] : []))),
+  ];
+  return db.transaction(async (tx) => {
+    const campaigns = await findCampaigns(tx, principal.orgId, ids, externalIds);
+    const byId = new Set(campaigns.map((c) => c.id));
+    const byExternalId = new Map(campaigns.flatMap((c) => (c.external_id === null ? [] : [[c.external_id, c.id] as const])));
+    const upserts = new Map<string, CostUpsert>();
+    let skipped = 0;
+    for (const row of rows) {
+      const campaignId = row.campaign_id !== undefined ? (byId.has(row.campaign_id) ? row.campaign_id : undefined) : byExternalId.get(row.campaign_external_id!);
+      if (campaignId === undefined) {
+        skipped += 1;
+        continue;
+      }
+      const key = `${campaignId}|${row.day}`;
+      upserts.delete(key);
+      upserts.set(key, {
+        id: newId(),
+        campaign_id: campaignId,
+        day: row.day,
+        spend: row.spend,
+        currency: (row.currency ?? DEFAULT_CURRENCY).toUpperCase(),
+        impressions: row.impressions ?? null,
+      });
+    }
+    const upserted = await upsertCosts(tx, principal.orgId, [...upserts.values()]);
+    await recordAudit(tx, { orgId: principal.orgId, apiKeyId: principal.keyId }, {
+      action: 'upsert',
+      entity: 'cost',
+      detail: { rows: rows.length, upserted, skipped },
+    });
+    return { ok: true, upserted };
+  });
+}

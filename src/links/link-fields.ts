@@ -1,0 +1,103 @@
+/**
+ * Parsers for the link fields whose rules TypeBox cannot express. Each returns the stored
+ * form of a value, or `{ error }` with the message that goes into `fieldErrors`.
+ */
+export type Parsed<T> = { value: T } | { error: string };
+
+export const MAX_URL_LENGTH = 2048;
+export const MAX_DEEP_LINK_PATH_LENGTH = 512;
+export const MAX_RULES_BYTES = 65_536;
+
+// Whitespace and control characters are never part of a URL as typed; a backslash is read as
+// a slash by browsers in http(s) URLs, so `https://evil.example\@shop.example` would send the
+// visitor somewhere other than what the URL appears to name.
+const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f\\]/;
+
+/**
+ * An absolute http(s) URL with a host: what a redirect may send a visitor to. javascript:,
+ * data:, relative and protocol-relative URLs are refused, and so is `http:host` (which the URL
+ * parser would quietly complete), as are credentials in the URL (a phishing device).
+ * The value is stored as given.
+ */
+export function parseHttpUrl(raw: string): Parsed<string> {
+  const error = 'must be an absolute http(s) URL';
+  if (raw.length > MAX_URL_LENGTH) return { error: `must be at most ${MAX_URL_LENGTH} characters` };
+  if (UNSAFE_URL_CHARS.test(raw) || !/^https?:\/\/[^/?#]/i.test(raw)) return { error };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { error };
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return { error };
+  if (url.username !== '' || url.password !== '') return { error: 'must not contain credentials' };
+  return { value: raw };
+}
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+// At least two labels, and the last one starts with a letter: a public hostname, not an IP literal.
+const HOSTNAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
+
+/**
+ * A hostname with an optional port, lower-cased. No scheme, path, credentials or IP literal:
+ * this is the value a request's Host header is compared with. Non-ASCII names must be given in
+ * their punycode (xn--) form, which is what browsers send.
+ */
+export function parseDomain(raw: string): Parsed<string> {
+  const error = 'must be a hostname with an optional port, such as go.example.com or go.example.com:8443';
+  const lower = raw.toLowerCase();
+  const match = /^([^:]+)(?::([0-9]{1,5}))?$/.exec(lower);
+  if (!match) return { error };
+  const [, host = '', port] = match;
+  if (host.length > 253 || !HOSTNAME.test(host)) return { error };
+  if (port !== undefined) {
+    const number = Number(port);
+    if (number < 1 || number > 65535 || port.startsWith('0')) return { error };
+  }
+  return { value: lower };
+}
+
+// RFC 3986 path, query and fragment characters; anything else must be percent-encoded.
+const DEEP_LINK_CHARS = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})+$/;
+
+/**
+ * The in-app route a deferred or direct deep link opens, such as `/product/42` or
+ * `product/42?ref=mail`. A full URL or a scheme (`myapp://...`, `javascript:`) is not a path,
+ * and `//host/...` would be read as a host by anything that resolves it against a URL.
+ */
+export function parseDeepLinkPath(raw: string): Parsed<string> {
+  if (raw.length === 0 || raw.length > MAX_DEEP_LINK_PATH_LENGTH) return { error: `must be 1 to ${MAX_DEEP_LINK_PATH_LENGTH} characters` };
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(raw)) return { error: 'must be a path, not a URL with a scheme' };
+  if (raw.startsWith('//')) return { error: 'must not start with //' };
+  if (!DEEP_LINK_CHARS.test(raw)) return { error: 'must contain only URL path characters (percent-encode the rest)' };
+  return { value: raw };
+}
+
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An ISO 8601 timestamp with a time and a zone (Z or an offset); a bare date is ambiguous.
+ * Computed field by field rather than with Date.parse, whose handling of long fractions and
+ * impossible dates (2026-02-30 rolls into March) differs between engines.
+ */
+export function parseTimestamp(raw: string): Parsed<Date> {
+  const error = 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z';
+  const match = TIMESTAMP.exec(raw);
+  if (!match) return { error };
+  const n = (group: number) => Number(match[group] ?? 0);
+  const [y, mo, d, h, mi, s, offsetH, offsetM] = [n(1), n(2), n(3), n(4), n(5), n(6), n(9), n(10)];
+  if (y < 1000 || h > 23 || mi > 59 || s > 59 || offsetH > 23 || offsetM > 59) return { error };
+  const calendar = new Date(Date.UTC(y, mo - 1, d));
+  if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d) return { error };
+  const millis = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const offset = (match[8] === '-' ? -1 : 1) * (offsetH * 60 + offsetM) * 60_000;
+  return { value: new Date(Date.UTC(y, mo - 1, d, h, mi, s, millis) - offset) };
+}
+
+/** Routing rules are stored as given and read by the smart-link router; here only their size is bounded. */
+export function parseRules(raw: unknown): Parsed<unknown> {
+  if (raw === null || typeof raw !== 'object') return { error: 'must be an array or an object' };
+  const bytes = Buffer.byteLength(JSON.stringify(raw), 'utf8');
+  if (bytes > MAX_RULES_BYTES) return { error: `must be at most ${MAX_RULES_BYTES} bytes as JSON` };
+  return { value: raw };
+}

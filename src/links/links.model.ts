@@ -1,0 +1,99 @@
+import { t } from 'elysia';
+import { WholeNumber } from '../http/strict-body';
+import { MAX_DEEP_LINK_PATH_LENGTH, MAX_URL_LENGTH } from './link-fields';
+
+/** The stored row as the repository returns it. */
+export interface LinkRow {
+  id: string;
+  org_id: string;
+  slug: string;
+  domain: string;
+  kind: LinkKind;
+  campaign_id: string | null;
+  destination: string | null;
+  deep_link_path: string | null;
+  status: LinkStatus;
+  expires_at: Date | null;
+  click_cap: number | null;
+  rules: unknown;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const LINK_KINDS = ['tracking', 'smart'] as const;
+export type LinkKind = (typeof LINK_KINDS)[number];
+export const LINK_STATUSES = ['active', 'paused'] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+/** Generated slugs: base62, long enough that a collision is rare and retried. */
+export const GENERATED_SLUG_LENGTH = 7;
+export const MAX_CLICK_CAP = 2_147_483_647;
+
+const Kind = t.Union(LINK_KINDS.map((k) => t.Literal(k)), { error: "must be 'tracking' or 'smart'" });
+const Status = t.Union(LINK_STATUSES.map((s) => t.Literal(s)), { error: "must be 'active' or 'paused'" });
+
+/** Fields a create and a PATCH share. null clears a field (PATCH) or means "none" (create). */
+const mutable = {
+  destination: t.Optional(t.Union([t.String({ maxLength: MAX_URL_LENGTH }), t.Null()], { error: 'must be an absolute http(s) URL or null' })),
+  domain: t.Optional(t.Union([t.String({ maxLength: 259 }), t.Null()], { error: 'must be a hostname or null (the tracking host)' })),
+  status: t.Optional(Status),
+  expires_at: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: 'must be an ISO 8601 timestamp or null' })),
+  click_cap: t.Optional(
+    t.Union([WholeNumber({ minimum: 1, maximum: MAX_CLICK_CAP }), t.Null()], { error: `must be an integer from 1 to ${MAX_CLICK_CAP} or null` }),
+  ),
+  rules: t.Optional(t.Union([t.Array(t.Unknown()), t.Record(t.String(), t.Unknown()), t.Null()], { error: 'must be an array, an object or null' })),
+  deep_link_path: t.Optional(
+    t.Union([t.String({ maxLength: MAX_DEEP_LINK_PATH_LENGTH }), t.Null()], { error: `must be a path of at most ${MAX_DEEP_LINK_PATH_LENGTH} characters or null` }),
+  ),
+};
+
+export const CreateLinkBody = t.Object(
+  {
+    slug: t.Optional(t.String({ pattern: SLUG_PATTERN, error: 'must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -' })),
+    kind: t.Optional(Kind),
+    campaign_id: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { error: 'must be a campaign id or null' })),
+    ...mutable,
+  },
+  { additionalProperties: false },
+);
+export type CreateLinkBody = typeof CreateLinkBody.static;
+
+export const PatchLinkBody = t.Object(mutable, { additionalProperties: false });
+export type PatchLinkBody = typeof PatchLinkBody.static;
+
+export const LinkParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
+
+export const ListLinksQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+});
+export const DEFAULT_LIST_LIMIT = 100;
+
+/** A link as the API answers it. */
+export interface LinkResponse {
+  id: string;
+  slug: string;
+  kind: LinkKind;
+  campaign_id: string | null;
+  destination: string | null;
+  domain: string | null;
+  status: LinkStatus;
+  expires_at: string | null;
+  click_cap: number | null;
+  rules: unknown;
+  deep_link_path: string | null;
+  url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The values a write stores, after every field has been parsed; absent keys are left as they are. */
+export interface LinkUpdate {
+  destination?: string | null;
+  domain?: string;
+  status?: LinkStatus;
+  expires_at?: Date | null;
+  click_cap?: number | null;
+  rules?: unknown;
+  deep_link_path?: string | null;
+}

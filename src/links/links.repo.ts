@@ -1,0 +1,123 @@
+import type { Queryable } from '../db/db';
+import type { LinkKind, LinkRow, LinkUpdate } from './links.model';
+
+const COLUMNS =
+  'id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, created_at, updated_at';
+
+export interface NewLink {
+  id: string;
+  orgId: string;
+  slug: string;
+  domain: string;
+  kind: LinkKind;
+  campaignId: string | null;
+  destination: string | null;
+  deepLinkPath: string | null;
+  status: string;
+  expiresAt: Date | null;
+  clickCap: number | null;
+  rules: unknown;
+}
+
+/** jsonb goes in as text and is cast by the server: the same bytes on both drivers. */
+function jsonParam(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** Inserts unless (domain, slug) is taken; undefined then, and nothing was written. */
+export async function insertLink(tx: Queryable, link: NewLink): Promise<LinkRow | undefined> {
+  const rows = await tx.query<LinkRow>(
+    `INSERT INTO links (id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11, $12::text::jsonb)
+     ON CONFLICT (domain, slug) DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [
+      link.id,
+      link.orgId,
+      link.slug,
+      link.domain,
+      link.kind,
+      link.campaignId,
+      link.destination,
+      link.deepLinkPath,
+      link.status,
+      link.expiresAt?.toISOString() ?? null,
+      link.clickCap,
+      jsonParam(link.rules),
+    ],
+  );
+  return rows[0];
+}
+
+export async function findLink(db: Queryable, orgId: string, id: string): Promise<LinkRow | undefined> {
+  const rows = await db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE id = $1 AND org_id = $2`, [id, orgId]);
+  return rows[0];
+}
+
+export function listLinks(db: Queryable, orgId: string, limit: number): Promise<LinkRow[]> {
+  return db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+}
+
+/**
+ * One fixed statement for every PATCH: each column has a "present" flag, so absent fields keep
+ * their value and present ones (null included) replace it. Raises a unique violation on
+ * links_domain_slug_key when the new domain already has this slug.
+ */
+export async function updateLink(tx: Queryable, orgId: string, id: string, update: LinkUpdate): Promise<LinkRow | undefined> {
+  const has = (key: keyof LinkUpdate) => key in update;
+  const rows = await tx.query<LinkRow>(
+    `UPDATE links SET
+       destination = CASE WHEN $3::boolean THEN $4::text ELSE destination END,
+       domain = CASE WHEN $5::boolean THEN $6::text ELSE domain END,
+       status = CASE WHEN $7::boolean THEN $8::text ELSE status END,
+       expires_at = CASE WHEN $9::boolean THEN $10::timestamptz ELSE expires_at END,
+       click_cap = CASE WHEN $11::boolean THEN $12::integer ELSE click_cap END,
+       rules = CASE WHEN $13::boolean THEN $14::text::jsonb ELSE rules END,
+       deep_link_path = CASE WHEN $15::boolean THEN $16::text ELSE deep_link_path END,
+       updated_at = now()
+     WHERE id = $1 AND org_id = $2
+     RETURNING ${COLUMNS}`,
+    [
+      id,
+      orgId,
+      has('destination'),
+      update.destination ?? null,
+      has('domain'),
+      update.domain ?? '',
+      has('status'),
+      update.status ?? null,
+      has('expires_at'),
+      update.expires_at?.toISOString() ?? null,
+      has('click_cap'),
+      update.click_cap ?? null,
+      has('rules'),
+      jsonParam(update.rules),
+      has('deep_link_path'),
+      update.deep_link_path ?? null,
+    ],
+  );
+  return rows[0];
+}
+
+/**
+ * Claims a custom domain for an organization, or finds who holds it, in one statement
+ * (the no-op update makes RETURNING give the existing row; no read-then-write race).
+ */
+export async function claimDomain(tx: Queryable, domain: string, orgId: string): Promise<string> {
+  const rows = await tx.query<{ org_id: string }>(
+    `INSERT INTO link_domains (domain, org_id) VALUES ($1, $2)
+     ON CONFLICT (domain) DO UPDATE SET domain = link_domains.domain
+     RETURNING org_id`,
+    [domain, orgId],
+  );
+  return rows[0]!.org_id;
+}
+
+/** Postgres reports the constraint as `constraint_name` (porsager) or `constraint` (PGlite). */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
+  return e.code === '23505' && (e.constraint_name === constraint || e.constraint === constraint);
+}
+
+export const LINKS_DOMAIN_SLUG_KEY = 'links_domain_slug_key';

@@ -1,0 +1,32 @@
+import { Elysia } from 'elysia';
+import { authPlugin } from '../auth/auth.plugin';
+import type { Config } from '../config';
+import { strictBody } from '../http/strict-body';
+import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
+import { createLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
+
+/** Links management API (API key). Every committed write is announced to the redirect caches. */
+export function linksRoutes(deps: LinksDeps & { config: Pick<Config, 'sessionSecret'> }) {
+  return new Elysia({ name: 'links' })
+    .use(authPlugin(deps))
+    .post(
+      '/api/v1/links',
+      async ({ body, principal, set }) => {
+        const link = await createLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, body);
+        set.status = 201;
+        return link;
+      },
+      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody) },
+    )
+    .get('/api/v1/links', async ({ query, principal }) => ({ data: await listLinks(deps, principal.orgId, query.limit) }), {
+      apiKey: true,
+      query: ListLinksQuery,
+    })
+    .get('/api/v1/links/:id', ({ params, principal }) => getLink(deps, principal.orgId, params.id), { apiKey: true, params: LinkParams })
+    .patch('/api/v1/links/:id', ({ params, principal, body }) => patchLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
+      apiKey: true,
+      params: LinkParams,
+      body: PatchLinkBody,
+      transform: strictBody(PatchLinkBody),
+    });
+}

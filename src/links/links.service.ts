@@ -1,0 +1,173 @@
+import { type Actor, recordAudit } from '../auth/audit';
+import { randomToken } from '../auth/secrets';
+import { campaignExists } from '../campaigns/campaigns.repo';
+import type { Config } from '../config';
+import type { Db, Queryable } from '../db/db';
+import { conflict, fieldError, notFound, validationError } from '../http/errors';
+import { newId } from '../shared/ids';
+import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, parseTimestamp, type Parsed } from './link-fields';
+import type { LinkChanges } from './link-changes';
+import {
+  type CreateLinkBody,
+  DEFAULT_LIST_LIMIT,
+  GENERATED_SLUG_LENGTH,
+  type LinkResponse,
+  type LinkRow,
+  type LinkUpdate,
+  type PatchLinkBody,
+} from './links.model';
+import * as repo from './links.repo';
+
+export interface LinksDeps {
+  db: Db;
+  config: Pick<Config, 'trackingUrl' | 'trackingHost'>;
+  linkChanges: Pick<LinkChanges, 'publish'>;
+}
+
+/** A generated slug that keeps colliding gets longer; past this many draws something is wrong. */
+const MAX_SLUG_DRAWS = 10;
+
+export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl'>): LinkResponse {
+  const origin = row.domain === '' ? config.trackingUrl : `https://${row.domain}`;
+  return {
+    id: row.id,
+    slug: row.slug,
+    kind: row.kind,
+    campaign_id: row.campaign_id,
+    destination: row.destination,
+    domain: row.domain === '' ? null : row.domain,
+    status: row.status,
+    expires_at: row.expires_at?.toISOString() ?? null,
+    click_cap: row.click_cap,
+    rules: row.rules ?? null,
+    deep_link_path: row.deep_link_path,
+    url: `${origin}/${row.kind === 'smart' ? 'l' : 'c'}/${row.slug}`,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Turns the mutable fields present in a body into stored values, collecting every field error
+ * so one 400 names them all. A domain equal to the tracking host is stored as '' (the
+ * tracking host), so the same slug cannot exist twice under two spellings of one host.
+ */
+export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): LinkUpdate {
+  const update: LinkUpdate = {};
+  const errors: Record<string, string[]> = {};
+  const take = <T>(field: string, parsed: Parsed<T>, set: (value: T) => void) => {
+    if ('error' in parsed) errors[field] = [parsed.error];
+    else set(parsed.value);
+  };
+  const nullable = <T>(field: keyof PatchLinkBody, parse: (raw: never) => Parsed<T>, set: (value: T | null) => void) => {
+    const raw = body[field];
+    if (raw === undefined) return;
+    if (raw === null) set(null);
+    else take(field, parse(raw as never), set);
+  };
+  nullable('destination', parseHttpUrl, (v) => (update.destination = v));
+  // Checked before parsing: a development tracking host such as localhost:3000 is no public hostname.
+  const onTrackingHost = (raw: string): Parsed<string> => (raw.toLowerCase() === trackingHost ? { value: '' } : parseDomain(raw));
+  nullable('domain', onTrackingHost, (v) => (update.domain = v ?? ''));
+  nullable('expires_at', parseTimestamp, (v) => (update.expires_at = v));
+  nullable('rules', parseRules, (v) => (update.rules = v));
+  nullable('deep_link_path', parseDeepLinkPath, (v) => (update.deep_link_path = v));
+  if (body.click_cap !== undefined) update.click_cap = body.click_cap;
+  if (body.status !== undefined) update.status = body.status;
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+  return update;
+}
+
+/** A custom domain belongs to the first organization that binds a link to it. */
+async function assertDomainOwned(tx: Queryable, domain: string | undefined, orgId: string): Promise<void> {
+  if (!domain) return;
+  if ((await repo.claimDomain(tx, domain, orgId)) !== orgId) throw conflict('domain taken');
+}
+
+/**
+ * Redirect caches drop the link at once on this node and on the others through NOTIFY. The
+ * write has committed by now, so a failed notification is logged rather than turned into an
+ * error for a write that happened.
+ */
+async function announce(linkChanges: LinksDeps['linkChanges'], linkId: string): Promise<void> {
+  try {
+    await linkChanges.publish(linkId);
+  } catch (error) {
+    console.error('link change notification failed', linkId, error);
+  }
+}
+
+export async function createLink(deps: LinksDeps, actor: Actor, body: CreateLinkBody): Promise<LinkResponse> {
+  const { slug, kind, campaign_id, ...mutable } = body;
+  const fields = parseLinkUpdate(mutable, deps.config.trackingHost);
+  const campaignId = campaign_id ?? null;
+  const row = await deps.db.transaction(async (tx) => {
+    // Another organization's campaign reads exactly like an unknown one.
+    if (campaignId !== null && !(await campaignExists(tx, actor.orgId, campaignId))) throw fieldError('campaign_id', 'unknown campaign');
+    const domain = fields.domain ?? '';
+    await assertDomainOwned(tx, domain, actor.orgId);
+    let created: LinkRow | undefined;
+    for (let draw = 0; !created; draw++) {
+      if (slug === undefined && draw >= MAX_SLUG_DRAWS) throw new Error('no free slug after repeated draws');
+      created = await repo.insertLink(tx, {
+        id: newId(),
+        orgId: actor.orgId,
+        // The unique index decides; a generated slug that collides is drawn again, a bit longer each time.
+        slug: slug ?? randomToken(GENERATED_SLUG_LENGTH + Math.floor(draw / 3)),
+        domain,
+        kind: kind ?? 'tracking',
+        campaignId,
+        destination: fields.destination ?? null,
+        deepLinkPath: fields.deep_link_path ?? null,
+        status: fields.status ?? 'active',
+        expiresAt: fields.expires_at ?? null,
+        clickCap: fields.click_cap ?? null,
+        rules: fields.rules ?? null,
+      });
+      if (!created && slug !== undefined) throw conflict('slug taken');
+    }
+    await recordAudit(
+      tx,
+      actor,
+      { action: 'create', entity: 'link', entityId: created.id, detail: { slug: created.slug, domain: created.domain, kind: created.kind } },
+    );
+    return created;
+  });
+  await announce(deps.linkChanges, row.id);
+  return toLinkResponse(row, deps.config);
+}
+
+export async function getLink(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, id: string): Promise<LinkResponse> {
+  const row = await repo.findLink(deps.db, orgId, id);
+  if (!row) throw notFound('link not found');
+  return toLinkResponse(row, deps.config);
+}
+
+export async function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<LinkResponse[]> {
+  return (await repo.listLinks(deps.db, orgId, limit)).map((row) => toLinkResponse(row, deps.config));
+}
+
+/**
+ * PATCH semantics: absent fields stay, present fields replace (null clears; domain null moves
+ * the link back to the tracking host). Moving to a domain where the slug exists is 409.
+ */
+export async function patchLink(deps: LinksDeps, actor: Actor, id: string, body: PatchLinkBody): Promise<LinkResponse> {
+  const update = parseLinkUpdate(body, deps.config.trackingHost);
+  const fields = Object.keys(update);
+  if (fields.length === 0) throw validationError({}, ['the body names no field to change']);
+  const row = await deps.db.transaction(async (tx) => {
+    let updated: LinkRow | undefined;
+    try {
+      updated = await repo.updateLink(tx, actor.orgId, id, update);
+    } catch (error) {
+      if (repo.isUniqueViolation(error, repo.LINKS_DOMAIN_SLUG_KEY)) throw conflict('slug taken');
+      throw error;
+    }
+    if (!updated) throw notFound('link not found');
+    await assertDomainOwned(tx, update.domain, actor.orgId);
+    await recordAudit(tx, actor, { action: 'update', entity: 'link', entityId: id, detail: { fields } });
+    return updated;
+  });
+  await announce(deps.linkChanges, row.id);
+  return toLinkResponse(row, deps.config);
+}

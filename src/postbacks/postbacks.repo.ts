@@ -1,0 +1,177 @@
+import type { Queryable } from '../db/db';
+import type { ConversionPayload, DeliveryRow, DeliveryStatus, DestinationRow } from './postbacks.model';
+
+const DESTINATION_COLUMNS = 'id, org_id, url, method, events, secret, created_at';
+
+export async function insertDestination(
+  tx: Queryable,
+  d: { id: string; orgId: string; url: string; method: 'GET' | 'POST'; events: string[] | null; secret: string },
+): Promise<DestinationRow> {
+  const rows = await tx.query<DestinationRow>(
+    `INSERT INTO postback_destinations (id, org_id, url, method, events, secret)
+     VALUES ($1, $2, $3, $4, $5::text::jsonb, $6) RETURNING ${DESTINATION_COLUMNS}`,
+    [d.id, d.orgId, d.url, d.method, d.events === null ? null : JSON.stringify(d.events), d.secret],
+  );
+  return rows[0]!;
+}
+
+export function listDestinations(db: Queryable, orgId: string): Promise<DestinationRow[]> {
+  return db.query<DestinationRow>(
+    `SELECT ${DESTINATION_COLUMNS} FROM postback_destinations
+      WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`,
+    [orgId],
+  );
+}
+
+/** Soft-deletes a live destination of the organization and cancels what it still owed. */
+export async function deleteDestination(tx: Queryable, orgId: string, id: string): Promise<{ cancelled: number } | null> {
+  const rows = await tx.query(
+    'UPDATE postback_destinations SET deleted_at = now() WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING id',
+    [id, orgId],
+  );
+  if (rows.length === 0) return null;
+  const cancelled = await tx.query(
+    `UPDATE postback_deliveries SET status = 'cancelled', last_error = 'destination deleted', updated_at = now()
+      WHERE destination_id = $1 AND status = 'pending' RETURNING id`,
+    [id],
+  );
+  return { cancelled: cancelled.length };
+}
+
+export function listDeliveries(
+  db: Queryable,
+  orgId: string,
+  filter: { limit: number; status?: DeliveryStatus; conversionId?: string; destinationId?: string },
+): Promise<DeliveryRow[]> {
+  return db.query<DeliveryRow>(
+    `SELECT id, destination_id, conversion_id, event_name, status, attempts, next_attempt_at,
+            last_status_code, last_error, created_at, updated_at, delivered_at
+       FROM postback_deliveries
+      WHERE org_id = $1
+        AND ($2::text IS NULL OR status = $2)
+        AND ($3::text IS NULL OR conversion_id = $3)
+        AND ($4::text IS NULL OR destination_id = $4)
+      ORDER BY created_at DESC, id DESC LIMIT $5`,
+    [orgId, filter.status ?? null, filter.conversionId ?? null, filter.destinationId ?? null, filter.limit],
+  );
+}
+
+/** A claimed delivery with what sending it needs. `conversion` is null if the row vanished. */
+export interface ClaimedDelivery {
+  id: string;
+  attempts: number;
+  url: string;
+  method: 'GET' | 'POST';
+  secret: string;
+  destinationDeleted: boolean;
+  conversion: ConversionPayload | null;
+}
+
+/**
+ * Claims due deliveries for this worker. SKIP LOCKED lets workers on several nodes claim at
+ * once without taking the same row; pushing next_attempt_at one lease ahead is the claim, so
+ * a worker that dies mid-send leaves the row to be picked up again when the lease runs out.
+ */
+export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const rows = await db.query<{
+    id: string;
+    attempts: number;
+    url: string;
+    method: 'GET' | 'POST';
+    secret: string;
+    destination_deleted: boolean;
+    conversion_id: string | null;
+    event_name: string;
+    click_id: string | null;
+    gclid: string | null;
+    campaign_id: string | null;
+    value: number | null;
+    currency: string | null;
+    order_id: string | null;
+    matched: boolean;
+    source: string;
+    created_at: Date;
+  }>(
+    `WITH claimed AS (
+       UPDATE postback_deliveries
+          SET attempts = attempts + 1, next_attempt_at = now() + ($2::int * interval '1 millisecond'), updated_at = now()
+        WHERE id IN (SELECT id FROM postback_deliveries
+                      WHERE status = 'pending' AND next_attempt_at <= now()
+                      ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, destination_id, conversion_id, attempts)
+     SELECT d.id, d.attempts, t.url, t.method, t.secret, (t.deleted_at IS NOT NULL) AS destination_deleted,
+            c.id AS conversion_id, c.event_name, c.click_id, c.gclid, c.campaign_id, c.value, c.currency,
+            c.order_id, c.matched, c.source, c.created_at
+       FROM claimed d
+       JOIN postback_destinations t ON t.id = d.destination_id
+       LEFT JOIN conversions c ON c.id = d.conversion_id`,
+    [limit, leaseMs],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    attempts: row.attempts,
+    url: row.url,
+    method: row.method,
+    secret: row.secret,
+    destinationDeleted: row.destination_deleted,
+    conversion:
+      row.conversion_id === null
+        ? null
+        : {
+            id: row.conversion_id,
+            event: row.event_name,
+            click_id: row.click_id,
+            gclid: row.gclid,
+            campaign_id: row.campaign_id,
+            value: row.value,
+            currency: row.currency,
+            order_id: row.order_id,
+            matched: row.matched,
+            source: row.source,
+            created_at: row.created_at.toISOString(),
+          },
+  }));
+}
+
+export type AttemptOutcome =
+  | { kind: 'delivered'; statusCode: number }
+  | { kind: 'retry'; statusCode: number | null; error: string; delayMs: number }
+  | { kind: 'failed'; statusCode: number | null; error: string }
+  | { kind: 'cancelled'; error: string }
+  /** The worker stopped mid-attempt: the attempt does not count and the row is due at once. */
+  | { kind: 'released' };
+
+export async function recordOutcome(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
+  switch (outcome.kind) {
+    case 'delivered':
+      await db.query(
+        `UPDATE postback_deliveries SET status = 'delivered', last_status_code = $2, last_error = NULL,
+                delivered_at = now(), updated_at = now() WHERE id = $1`,
+        [id, outcome.statusCode],
+      );
+      return;
+    case 'retry':
+      await db.query(
+        `UPDATE postback_deliveries SET last_status_code = $2, last_error = $3,
+                next_attempt_at = now() + ($4::int * interval '1 millisecond'), updated_at = now() WHERE id = $1`,
+        [id, outcome.statusCode, outcome.error, Math.round(outcome.delayMs)],
+      );
+      return;
+    case 'failed':
+      await db.query(
+        `UPDATE postback_deliveries SET status = 'failed', last_status_code = $2, last_error = $3, updated_at = now() WHERE id = $1`,
+        [id, outcome.statusCode, outcome.error],
+      );
+      return;
+    case 'cancelled':
+      await db.query(`UPDATE postback_deliveries SET status = 'cancelled', last_error = $2, updated_at = now() WHERE id = $1`, [id, outcome.error]);
+      return;
+    case 'released':
+      await db.query(
+        `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+          WHERE id = $1 AND status = 'pending'`,
+        [id],
+      );
+      return;
+  }
+}

@@ -1,0 +1,39 @@
+import { Elysia } from 'elysia';
+import { authPlugin } from '../auth/auth.plugin';
+import { strictBody } from '../http/strict-body';
+import type { Services } from '../services';
+import { DestinationInput, DestinationParams, ListDeliveriesQuery } from './postbacks.model';
+import { createDestination, listOrgDeliveries, listOrgDestinations, removeDestination } from './postbacks.service';
+
+/** Where conversions are forwarded, and the log of what was sent (docs/postbacks.md). */
+export function postbacksRoutes(services: Pick<Services, 'db' | 'config'>) {
+  const deps = { db: services.db, allowPrivate: services.config.postbackAllowPrivate };
+  return new Elysia({ name: 'postbacks-routes' })
+    .use(authPlugin(services))
+    .post(
+      '/api/v1/postback-destinations',
+      async ({ body, principal, set }) => {
+        const created = await createDestination(deps, principal, body);
+        set.status = 201;
+        return created;
+      },
+      { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput) },
+    )
+    .get('/api/v1/postback-destinations', async ({ principal }) => ({ data: await listOrgDestinations(deps, principal.orgId) }), { apiKey: true })
+    .delete('/api/v1/postback-destinations/:id', ({ params, principal }) => removeDestination(deps, principal, params.id), {
+      apiKey: true,
+      params: DestinationParams,
+    })
+    .get(
+      '/api/v1/postback-deliveries',
+      async ({ query, principal }) => ({
+        data: await listOrgDeliveries(deps, principal.orgId, {
+          limit: query.limit ?? 100,
+          status: query.status,
+          conversionId: query.conversion_id,
+          destinationId: query.destination_id,
+        }),
+      }),
+      { apiKey: true, query: ListDeliveriesQuery },
+    );
+}

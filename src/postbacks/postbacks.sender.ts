@@ -1,0 +1,117 @@
+import { hmacSha256Hex } from '../auth/secrets';
+import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
+import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
+import { renderTemplate } from './postbacks.template';
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  lookup?: Lookup;
+  /** Bounds every attempt: DNS, connect, request and response headers. */
+  timeoutMs: number;
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  userAgent: string;
+  random?: () => number;
+}
+
+/**
+ * The wait before the next attempt: the smaller of the cap and base * 2^(attempt-1), with 20
+ * percent jitter either way so failed deliveries do not return in lockstep.
+ */
+export function retryDelayMs(attempt: number, options: Pick<SendOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+  const exponential = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return exponential * (0.8 + 0.4 * (options.random ?? Math.random)());
+}
+
+/** 408, 429 and 5xx may succeed later; any other status will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** Seconds of a Retry-After header; dates and nonsense are ignored. */
+function retryAfterMs(header: string | null): number {
+  if (!header || !/^\d{1,7}$/.test(header.trim())) return 0;
+  return Number(header.trim()) * 1000;
+}
+
+/**
+ * One attempt at one delivery: render the URL, refuse non-public hosts, send without following
+ * redirects, and say what to do next. `stop` aborts the attempt when the worker shuts down.
+ */
+export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal): Promise<AttemptOutcome> {
+  if (delivery.destinationDeleted) return { kind: 'cancelled', error: 'destination deleted' };
+  if (!delivery.conversion) return { kind: 'cancelled', error: 'conversion not found' };
+  const retryOrFail = (statusCode: number | null, error: string, minDelayMs = 0): AttemptOutcome => {
+    if (delivery.attempts >= options.maxAttempts) {
+      return { kind: 'failed', statusCode, error: `gave up after ${delivery.attempts} attempts: ${error}` };
+    }
+    const delayMs = Math.max(retryDelayMs(delivery.attempts, options), Math.min(minDelayMs, options.maxDelayMs));
+    return { kind: 'retry', statusCode, error, delayMs };
+  };
+
+  let url: URL;
+  try {
+    url = new URL(renderTemplate(delivery.url, delivery.conversion));
+  } catch {
+    return { kind: 'failed', statusCode: null, error: 'the rendered URL is not valid' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', statusCode: null, error: 'the rendered URL is not http(s)' };
+
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = AbortSignal.any([timeout, stop]);
+  try {
+    // Checked on every attempt, not only at creation: DNS answers can change.
+    await withSignal(assertPublicHost(url.hostname, options), signal);
+    const headers: Record<string, string> = {
+      'user-agent': options.userAgent,
+      'x-svc-delivery': delivery.id,
+      'x-svc-event': delivery.conversion.event,
+    };
+    let body: string | undefined;
+    if (delivery.method === 'POST') {
+      body = JSON.stringify(delivery.conversion);
+      headers['content-type'] = 'application/json';
+      headers['x-svc-signature'] = hmacSha256Hex(delivery.secret, body);
+    }
+    const response = await fetch(url, { method: delivery.method, headers, body, redirect: 'manual', signal });
+    await response.body?.cancel().catch(() => {});
+    const status = response.status;
+    if (status >= 200 && status < 300) return { kind: 'delivered', statusCode: status };
+    if (status >= 300 && status < 400) return { kind: 'failed', statusCode: status, error: `HTTP ${status} (redirects are not followed)` };
+    if (isRetryableStatus(status)) return retryOrFail(status, `HTTP ${status}`, status === 429 ? retryAfterMs(response.headers.get('retry-after')) : 0);
+    return { kind: 'failed', statusCode: status, error: `HTTP ${status}` };
+  } catch (error) {
+    if (stop.aborted) return { kind: 'released' };
+    if (error instanceof RefusedDestinationError) return { kind: 'failed', statusCode: null, error: `refused: ${error.message}` };
+    if (timeout.aborted) return retryOrFail(null, `timeout after ${options.timeoutMs} ms`);
+    return retryOrFail(null, `network error: ${describe(error)}`);
+  }
+}
+
+/** Lets the timeout bound the DNS lookup too, which fetch's signal does not cover. */
+function withSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return (typeof code === 'string' ? `${code} ` : '') + error.message.slice(0, 200);
+  }
+  return String(error).slice(0, 200);
+}

@@ -1,0 +1,86 @@
+import type { ApiKeyPrincipal } from '../auth/api-keys';
+import { recordAudit } from '../auth/audit';
+import { randomToken } from '../auth/secrets';
+import type { Db } from '../db/db';
+import { fieldError, notFound, validationError } from '../http/errors';
+import { newId } from '../shared/ids';
+import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
+import { deleteDestination, insertDestination, listDeliveries, listDestinations } from './postbacks.repo';
+import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
+import { templateProblems } from './postbacks.template';
+
+export interface PostbacksDeps {
+  db: Db;
+  allowPrivate: boolean;
+  lookup?: Lookup;
+}
+
+/**
+ * Creates a destination after checking its template and its host: a host that is, or
+ * resolves to, a loopback, private, link-local or metadata address is refused here (and
+ * again on every delivery). The secret is generated when not given and returned only now.
+ */
+export async function createDestination(
+  { db, allowPrivate, lookup }: PostbacksDeps,
+  principal: ApiKeyPrincipal,
+  input: DestinationInput,
+): Promise<Destination & { secret: string }> {
+  const problems = templateProblems(input.url);
+  if (problems.length > 0) throw validationError({ url: problems });
+  const hostname = new URL(input.url.replace(/\{[^{}]*\}/g, 'x')).hostname;
+  try {
+    await assertPublicHost(hostname, { allowPrivate, lookup });
+  } catch (error) {
+    if (error instanceof RefusedDestinationError) throw fieldError('url', `refused: ${error.message}`);
+    throw fieldError('url', 'the host does not resolve');
+  }
+  const secret = input.secret ?? randomToken(40);
+  const row = await db.transaction(async (tx) => {
+    const created = await insertDestination(tx, {
+      id: newId(),
+      orgId: principal.orgId,
+      url: input.url,
+      method: input.method ?? 'GET',
+      events: input.events ?? null,
+      secret,
+    });
+    await recordAudit(tx, { orgId: principal.orgId, apiKeyId: principal.keyId }, {
+      action: 'create',
+      entity: 'postback_destination',
+      entityId: created.id,
+      detail: { url: created.url, method: created.method, events: created.events },
+    });
+    return created;
+  });
+  return { ...toDestination(row), secret };
+}
+
+export async function listOrgDestinations({ db }: Pick<PostbacksDeps, 'db'>, orgId: string): Promise<Destination[]> {
+  return (await listDestinations(db, orgId)).map(toDestination);
+}
+
+/** Deletes a destination of the caller's organization; what it still owed is cancelled. */
+export async function removeDestination({ db }: Pick<PostbacksDeps, 'db'>, principal: ApiKeyPrincipal, id: string): Promise<{ ok: true; id: string }> {
+  const removed = await db.transaction(async (tx) => {
+    const result = await deleteDestination(tx, principal.orgId, id);
+    if (result) {
+      await recordAudit(tx, { orgId: principal.orgId, apiKeyId: principal.keyId }, {
+        action: 'delete',
+        entity: 'postback_destination',
+        entityId: id,
+        detail: { cancelledDeliveries: result.cancelled },
+      });
+    }
+    return result;
+  });
+  if (!removed) throw notFound('destination not found');
+  return { ok: true, id };
+}
+
+export async function listOrgDeliveries(
+  { db }: Pick<PostbacksDeps, 'db'>,
+  orgId: string,
+  filter: { limit: number; status?: DeliveryStatus; conversionId?: string; destinationId?: string },
+): Promise<Delivery[]> {
+  return (await listDeliveries(db, orgId, filter)).map(toDelivery);
+}

@@ -1,0 +1,123 @@
+import { t } from 'elysia';
+
+/** The spec's SDK bodies (interface.md, "Resources and their fields"). Unknown fields are ignored, so older servers accept newer SDKs. */
+
+export const SDK_PLATFORMS = [
+  'ios',
+  'android',
+  'tvos',
+  'android_tv',
+  'roku',
+  'fire_tv',
+  'samsung_tv',
+  'lg_tv',
+  'windows',
+  'macos',
+  'playstation',
+  'xbox',
+  'nintendo',
+  'web',
+] as const;
+export const PUSH_PLATFORMS = ['ios', 'android', 'tvos', 'android_tv', 'fire_tv'] as const;
+
+/** A closed set of strings; the validation message lists the allowed values. */
+const oneOf = <T extends string>(values: readonly T[]) => t.Union(values.map((value) => t.Literal(value)));
+
+const DeviceId = t.String({ minLength: 8, maxLength: 128 });
+const Timestamp = t.String({ format: 'date-time' });
+const ShortText = t.String({ maxLength: 128 });
+const nullable = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Optional(t.Nullable(schema));
+const Currency = t.String({ pattern: '^[A-Za-z]{3}$' });
+const InstallId = t.String({ minLength: 1, maxLength: 64 });
+
+export const InstallRequest = t.Object({
+  device_id: DeviceId,
+  platform: oneOf(SDK_PLATFORMS),
+  os_version: t.Optional(ShortText),
+  app_version: t.Optional(ShortText),
+  sdk_version: t.Optional(ShortText),
+  click_id: nullable(t.String({ minLength: 4, maxLength: 64 })),
+  install_referrer: nullable(t.String({ maxLength: 4096 })),
+  gclid: nullable(t.String({ maxLength: 256 })),
+  installed_at: t.Optional(Timestamp),
+  locale: t.Optional(t.String({ maxLength: 35 })),
+  timezone: t.Optional(t.String({ maxLength: 64 })),
+  advertising_id: nullable(t.String({ maxLength: 128 })),
+  limit_ad_tracking: t.Optional(t.Boolean()),
+  apple_attribution_token: nullable(t.String({ maxLength: 4096 })),
+  ttclid: nullable(t.String({ maxLength: 512 })),
+  sc_click_id: nullable(t.String({ maxLength: 512 })),
+});
+export type InstallRequest = typeof InstallRequest.static;
+
+export interface InstallResponse {
+  install_id: string;
+  attribution: { method: string; campaign: string | null; click_id: string | null; deep_link_path: string | null };
+  is_reattribution: boolean;
+}
+
+export const EventsRequest = t.Object({
+  device_id: DeviceId,
+  install_id: nullable(InstallId),
+  events: t.Array(
+    t.Object({
+      name: t.String({ minLength: 1, maxLength: 64 }),
+      value: nullable(t.Number()),
+      currency: nullable(Currency),
+      params: nullable(t.Record(t.String({ maxLength: 128 }), t.Unknown())),
+      occurred_at: t.Optional(Timestamp),
+    }),
+    { minItems: 1, maxItems: 100 },
+  ),
+});
+export type EventsRequest = typeof EventsRequest.static;
+
+export const OpenRequest = t.Object({
+  device_id: DeviceId,
+  click_id: nullable(t.String({ minLength: 4, maxLength: 64 })),
+  url: nullable(t.String({ maxLength: 4096 })),
+  occurred_at: t.Optional(Timestamp),
+});
+export type OpenRequest = typeof OpenRequest.static;
+
+export const PushTokenRequest = t.Object({
+  device_id: DeviceId,
+  push_token: t.String({ minLength: 1, maxLength: 4096 }),
+  platform: oneOf(PUSH_PLATFORMS),
+});
+export type PushTokenRequest = typeof PushTokenRequest.static;
+
+export const SubscriptionRequest = t.Object({
+  device_id: DeviceId,
+  install_id: nullable(InstallId),
+  store: oneOf(['apple', 'google']),
+  original_transaction_id: nullable(t.String({ minLength: 1, maxLength: 256 })),
+  purchase_token: nullable(t.String({ minLength: 1, maxLength: 4096 })),
+  product_id: t.String({ minLength: 1, maxLength: 256 }),
+  is_trial: t.Optional(t.Boolean()),
+  price_micros: t.Optional(t.Integer({ minimum: 0 })),
+  currency: nullable(Currency),
+  expires_at: nullable(Timestamp),
+  occurred_at: nullable(Timestamp),
+});
+export type SubscriptionRequest = typeof SubscriptionRequest.static;
+
+export const AdRevenueRequest = t.Object({
+  device_id: DeviceId,
+  install_id: nullable(InstallId),
+  events: t.Array(
+    t.Object({
+      network: t.String({ minLength: 1, maxLength: 128 }),
+      ad_unit: nullable(t.String({ maxLength: 256 })),
+      format: nullable(t.String({ maxLength: 64 })),
+      placement: nullable(t.String({ maxLength: 256 })),
+      revenue: t.Number({ minimum: 0 }),
+      currency: t.Optional(Currency),
+      precision: nullable(t.String({ maxLength: 64 })),
+      source: nullable(t.String({ maxLength: 128 })),
+      ts: nullable(Timestamp),
+    }),
+    { minItems: 1, maxItems: 100 },
+  ),
+});
+export type AdRevenueRequest = typeof AdRevenueRequest.static;

@@ -1,0 +1,122 @@
+import type { Db, Queryable } from '../db/db';
+
+/** One row of the events table: in-app events, ad revenue and subscription events alike. */
+export interface EventRow {
+  id: string;
+  orgId: string;
+  appId: string;
+  installId: string | null;
+  deviceIdHash: string;
+  name: string;
+  value: number | null;
+  currency: string | null;
+  params: Record<string, unknown> | null;
+  occurredAt: Date;
+}
+
+const EVENT_COLUMNS = ['id', 'org_id', 'app_id', 'install_id', 'device_id_hash', 'name', 'value', 'currency', 'params', 'occurred_at'] as const;
+
+const eventValues = (e: EventRow) => [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params, e.occurredAt.toISOString()];
+
+/** A batch of events in multi-row statements. jsonb goes in as an object: both drivers serialise it. */
+export async function insertEvents(db: Db, events: readonly EventRow[]): Promise<number> {
+  return db.bulkInsert('events', EVENT_COLUMNS, events.map(eventValues));
+}
+
+export async function insertEvent(db: Queryable, e: EventRow): Promise<void> {
+  await db.query(
+    `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10::timestamptz)`,
+    [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params === null ? null : JSON.stringify(e.params), e.occurredAt.toISOString()],
+  );
+}
+
+export async function insertReengagement(
+  db: Queryable,
+  r: { id: string; orgId: string; appId: string; installId: string; clickId: string | null; campaignId: string | null; attributed: boolean; deepLinkPath: string | null; occurredAt: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO reengagements (id, org_id, app_id, install_id, click_id, campaign_id, attributed, deep_link_path, occurred_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)`,
+    [r.id, r.orgId, r.appId, r.installId, r.clickId, r.campaignId, r.attributed, r.deepLinkPath, r.occurredAt.toISOString()],
+  );
+}
+
+export interface NewSubscription {
+  id: string;
+  orgId: string;
+  appId: string;
+  installId: string | null;
+  deviceIdHash: string;
+  store: string;
+  originalTransactionId: string | null;
+  purchaseToken: string | null;
+  productId: string;
+  isTrial: boolean;
+  priceMicros: number | null;
+  currency: string | null;
+  expiresAt: Date | null;
+  occurredAt: Date;
+}
+
+export interface SubscriptionRow {
+  id: string;
+  install_id: string | null;
+}
+
+/**
+ * The purchase's identity: the original transaction id when the store gave one (the spec's
+ * de-duplication key), otherwise the purchase token. Each has its own partial unique index.
+ */
+const BY_TRANSACTION = {
+  conflict: 'ON CONFLICT (app_id, store, original_transaction_id) WHERE original_transaction_id IS NOT NULL DO NOTHING',
+  find: 'SELECT id, install_id FROM subscriptions WHERE app_id = $1 AND store = $2 AND original_transaction_id = $3',
+};
+const BY_TOKEN = {
+  conflict: 'ON CONFLICT (app_id, store, purchase_token) WHERE original_transaction_id IS NULL AND purchase_token IS NOT NULL DO NOTHING',
+  find: 'SELECT id, install_id FROM subscriptions WHERE app_id = $1 AND store = $2 AND original_transaction_id IS NULL AND purchase_token = $3',
+};
+
+/** Inserts the purchase; null when it is already known (a repeat). */
+export async function insertSubscription(db: Queryable, s: NewSubscription): Promise<SubscriptionRow | null> {
+  const key = s.originalTransactionId !== null ? BY_TRANSACTION : BY_TOKEN;
+  const rows = await db.query<SubscriptionRow>(
+    `INSERT INTO subscriptions (id, org_id, app_id, install_id, device_id_hash, store, original_transaction_id, purchase_token,
+       product_id, is_trial, price_micros, currency, expires_at, occurred_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::timestamptz, $14::timestamptz)
+     ${key.conflict}
+     RETURNING id, install_id`,
+    [
+      s.id,
+      s.orgId,
+      s.appId,
+      s.installId,
+      s.deviceIdHash,
+      s.store,
+      s.originalTransactionId,
+      s.purchaseToken,
+      s.productId,
+      s.isTrial,
+      s.priceMicros,
+      s.currency,
+      s.expiresAt?.toISOString() ?? null,
+      s.occurredAt.toISOString(),
+    ],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findSubscription(db: Queryable, appId: string, store: string, key: { originalTransactionId: string | null; purchaseToken: string | null }): Promise<SubscriptionRow | null> {
+  const rows = key.originalTransactionId !== null
+    ? await db.query<SubscriptionRow>(BY_TRANSACTION.find, [appId, store, key.originalTransactionId])
+    : await db.query<SubscriptionRow>(BY_TOKEN.find, [appId, store, key.purchaseToken]);
+  return rows[0] ?? null;
+}
+
+/** Links a purchase first seen before its install was known; an existing link is kept. */
+export async function linkSubscription(db: Queryable, id: string, installId: string): Promise<string | null> {
+  const rows = await db.query<{ install_id: string | null }>(
+    `UPDATE subscriptions SET install_id = COALESCE(install_id, $2), updated_at = now() WHERE id = $1 RETURNING install_id`,
+    [id, installId],
+  );
+  return rows[0]?.install_id ?? null;
+}

@@ -1,0 +1,46 @@
+import { Elysia } from 'elysia';
+import { authPlugin } from '../auth/auth.plugin';
+import { assertSdkPlatform } from '../auth/sdk-keys';
+import { clientIp } from '../http/client-ip';
+import type { Services } from '../services';
+import { forwarderRoutes } from './forwarder.routes';
+import { recordInstall } from './install.service';
+import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
+import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
+
+type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder'>;
+
+/**
+ * The SDK endpoints (SDK key in X-SDK-Key or ?sdk_key=) and the forwarder setting (API key).
+ * CORS, OPTIONS and the /api/sdk/* rate limit come from the HTTP rules plugin.
+ */
+export function sdkRoutes(services: SdkServices) {
+  const { db, config, clock, ipHasher } = services;
+  const deps = { db, clock };
+  return new Elysia({ name: 'sdk' })
+    .use(authPlugin({ db, config }))
+    .use(forwarderRoutes({ db, config }))
+    .post(
+      '/api/sdk/v1/install',
+      async ({ body, sdkApp, request, server, set }) => {
+        assertSdkPlatform(sdkApp, body.platform);
+        const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+        const outcome = await recordInstall({ db, clock, ipHasher, forwarder: services.installForwarder }, { app: sdkApp, request: body, ip });
+        set.status = outcome.status;
+        return outcome.body;
+      },
+      { sdkKey: true, body: InstallRequest },
+    )
+    .post('/api/sdk/v1/events', ({ body, sdkApp }) => recordEvents(deps, sdkApp, body), { sdkKey: true, body: EventsRequest })
+    .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), { sdkKey: true, body: OpenRequest })
+    .post(
+      '/api/sdk/v1/push-token',
+      ({ body, sdkApp }) => {
+        assertSdkPlatform(sdkApp, body.platform);
+        return recordPushToken(deps, sdkApp, body);
+      },
+      { sdkKey: true, body: PushTokenRequest },
+    )
+    .post('/api/sdk/v1/subscription', ({ body, sdkApp }) => recordSubscription(deps, sdkApp, body), { sdkKey: true, body: SubscriptionRequest })
+    .post('/api/sdk/v1/ad-revenue', ({ body, sdkApp }) => recordAdRevenue(deps, sdkApp, body), { sdkKey: true, body: AdRevenueRequest });
+}

@@ -1,0 +1,53 @@
+import type { Services } from '../../services';
+import type { ClickRecord } from '../click.model';
+import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';
+import { openGeoDatabase } from './geo';
+import { beginWork, STEPS, type IngestionStep, type StepContext } from './steps';
+
+export interface Ingestion {
+  /** Returns an enriched copy of the click, labelled with a drop reason when it must not attribute. */
+  enrich(click: ClickRecord): ClickRecord;
+}
+
+export interface IngestionOptions {
+  /** Another MMDB country or city database (GeoLite2 works); default: the shipped CC0/CC BY file. */
+  geoDatabase?: string;
+  /** Crawler ranges to verify against; default: the snapshots under bot-ranges/. */
+  ranges?: EngineRanges;
+  steps?: readonly IngestionStep[];
+}
+
+let shippedRanges: EngineRanges | undefined;
+
+/**
+ * Builds the ingestion pipeline the click batcher runs right before each insert. Everything
+ * it needs (geo database, crawler ranges) is loaded here, synchronously and once; enrich() then
+ * does no I/O.
+ */
+export function createIngestion(services: Pick<Services, 'ipHasher'>, options: IngestionOptions = {}): Ingestion {
+  const context: StepContext = {
+    geo: openGeoDatabase(options.geoDatabase),
+    crawlers: createCrawlerVerifier(options.ranges ?? (shippedRanges ??= loadShippedRanges())),
+    ipHasher: services.ipHasher,
+  };
+  const steps = options.steps ?? STEPS;
+  const reported = new Set<string>();
+  return {
+    enrich(click) {
+      const work = beginWork(click);
+      for (const step of steps) {
+        try {
+          step.run(work, context);
+        } catch (error) {
+          // A click already answered must still be stored: a failing step leaves its fields
+          // as they were, and is reported once per step rather than once per click.
+          if (!reported.has(step.name)) {
+            reported.add(step.name);
+            console.error(`click ingestion step "${step.name}" failed`, error);
+          }
+        }
+      }
+      return work.click;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import ipaddr from 'ipaddr.js';
+
+export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+
+/** Longer than any textual address, zone id included; longer input is refused before parsing. */
+const MAX_IP_LENGTH = 64;
+
+/**
+ * Strict parse of a client address as the redirect recorded it. Only dotted-quad IPv4 and
+ * RFC 4291 IPv6 are accepted (ipaddr.js alone would also take "0x7f.1" or "2130706433");
+ * an IPv4-mapped IPv6 address becomes the IPv4 address it carries, so ranges and the geo
+ * database see one spelling.
+ */
+export function parseIp(text: string | null | undefined): IpAddress | null {
+  if (typeof text !== 'string') return null;
+  const trimmed = text.trim();
+  if (trimmed.length === 0 || trimmed.length > MAX_IP_LENGTH) return null;
+  try {
+    if (trimmed.includes(':')) return ipaddr.IPv6.isValid(trimmed) ? ipaddr.process(trimmed) : null;
+    return ipaddr.IPv4.isValidFourPartDecimal(trimmed) ? ipaddr.IPv4.parse(trimmed) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,121 @@
+import { isbot } from 'isbot';
+import type { IpHasher } from '../../shared/ip-hash';
+import type { ClickRecord } from '../click.model';
+import { claimedEngine, type CrawlerVerifier, type SearchEngine } from './crawlers';
+import type { GeoLookup } from './geo';
+import { parseIp, type IpAddress } from './ip';
+import { parseUserAgent } from './user-agent';
+
+/**
+ * Why a stored click never attributes. Steps set the first three; 'blocked' is kept when the
+ * click arrives with it (an IP exclusion decided before ingestion).
+ *  - invalid:      no usable client address, or no user agent at all;
+ *  - verified_bot: a search-engine crawler whose address is inside its engine's published ranges;
+ *  - bot:          any other automated client (isbot), including crawlers whose claim did not verify.
+ */
+export type DropReason = 'invalid' | 'verified_bot' | 'bot' | 'blocked';
+
+export interface StepContext {
+  geo: GeoLookup;
+  crawlers: CrawlerVerifier;
+  ipHasher: IpHasher;
+}
+
+/** A click on its way through the steps: a copy of the record plus what every step reads. */
+export interface ClickWork {
+  click: ClickRecord;
+  /** The parsed client address, or null when missing or malformed. */
+  ip: IpAddress | null;
+  /** Trimmed and bounded user agent; empty when none was sent. */
+  userAgent: string;
+  /** The search engine whose crawler the user agent claims to be, or null. */
+  claimed: SearchEngine | null;
+}
+
+export interface IngestionStep {
+  name: string;
+  run(work: ClickWork, context: StepContext): void;
+}
+
+/**
+ * Bot patterns and crawler claims sit near the start of a user agent; bounding the text keeps
+ * each click's regex work constant even for a hostile multi-kilobyte header.
+ */
+export const MAX_USER_AGENT_LENGTH = 1024;
+
+export function beginWork(click: ClickRecord): ClickWork {
+  const rawAgent = typeof click.user_agent === 'string' ? click.user_agent.trim() : '';
+  const userAgent = rawAgent.length > MAX_USER_AGENT_LENGTH ? rawAgent.slice(0, MAX_USER_AGENT_LENGTH) : rawAgent;
+  return { click: { ...click }, ip: parseIp(click.ip), userAgent, claimed: claimedEngine(userAgent) };
+}
+
+/** The first reason wins: later steps still enrich a dropped click but never relabel it. */
+export function drop(click: ClickRecord, reason: DropReason): void {
+  click.drop_reason ??= reason;
+}
+
+export const validateStep: IngestionStep = {
+  name: 'validate',
+  run({ click, ip, userAgent }) {
+    // One spelling per address (IPv4-mapped IPv6 as IPv4, IPv6 compressed) so lookups by IP match.
+    if (ip) click.ip = ip.toString();
+    if (!ip || userAgent.length === 0) drop(click, 'invalid');
+  },
+};
+
+export const geoStep: IngestionStep = {
+  name: 'geo',
+  run({ click, ip }, { geo }) {
+    click.country = ip ? geo.country(ip) : null;
+  },
+};
+
+export const userAgentStep: IngestionStep = {
+  name: 'user_agent',
+  run({ click, userAgent }) {
+    if (userAgent.length === 0) {
+      click.os_family = null;
+      click.os_version = null;
+      click.device_type = null;
+      return;
+    }
+    const parsed = parseUserAgent(userAgent);
+    click.os_family = parsed.osFamily;
+    click.os_version = parsed.osVersion;
+    click.device_type = parsed.deviceType;
+  },
+};
+
+/** is_bot means exactly "verified search-engine crawler"; such clicks are kept out of attribution too. */
+export const verifiedCrawlerStep: IngestionStep = {
+  name: 'verified_crawler',
+  run({ click, ip, claimed }, { crawlers }) {
+    const verified = claimed !== null && ip !== null && crawlers.inRanges(claimed, ip);
+    click.is_bot = verified;
+    if (verified) drop(click, 'verified_bot');
+  },
+};
+
+export const botStep: IngestionStep = {
+  name: 'bot',
+  run({ click, userAgent, claimed }) {
+    if (userAgent.length === 0) return;
+    // A verified crawler already carries 'verified_bot'; any other crawler claim is spoofed,
+    // whether or not isbot knows the name.
+    if (claimed !== null || isbot(userAgent)) drop(click, 'bot');
+  },
+};
+
+export const ipIdentityStep: IngestionStep = {
+  name: 'ip_identity',
+  run({ click, ip }, { ipHasher }) {
+    if (!ip) return;
+    const address = ip.toString();
+    const at = new Date(click.created_at);
+    click.ip_day_hash = Number.isNaN(at.getTime()) ? null : ipHasher.ipDay(address, at);
+    click.household_hash = ipHasher.household(address);
+  },
+};
+
+/** The pipeline, in order. Every step runs on every click; drops only label it. */
+export const STEPS: readonly IngestionStep[] = [validateStep, geoStep, userAgentStep, verifiedCrawlerStep, botStep, ipIdentityStep];

@@ -1,0 +1,135 @@
+/**
+ * The landing URL of a click redirect: how it is read from the query string, validated and
+ * given its click id. Ad platforms hand the URL over encoded once, twice or three times
+ * (a template inside a template inside a tracking template), so the raw query value is
+ * decoded one layer at a time until it is an absolute URL, and never further: a landing URL
+ * that itself carries encoded characters (`?q=a%20b`, `?next=%2Fcart`) keeps them.
+ */
+
+/** The spec allows up to three layers of encoding. */
+export const MAX_DECODE_DEPTH = 3;
+
+/** Longer Location headers are refused by common proxies and browsers. */
+export const MAX_LANDING_URL_LENGTH = 8192;
+
+export const CLICK_ID_PARAM = 'svc_click_id';
+
+export type LandingUrl = { ok: true; url: string } | { ok: false; reason: string };
+
+/** RFC 3986 scheme followed by ':'. An encoded colon (%3A) never matches, which is the point. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** Scheme, '//' and a first authority character: `http:///x` and `https:\\x` are malformed, not hosts. */
+const HTTP_PREFIX = /^https?:\/\/[^/\\?#]/i;
+
+/**
+ * `raw` is the parameter value exactly as it appears in the request's query string (not decoded).
+ * '+' is never turned into a space: inside a landing URL's query it already means a space to
+ * the landing page, and elsewhere it is a literal plus.
+ */
+export function resolveLandingUrl(raw: string): LandingUrl {
+  let value = raw.trim();
+  for (let depth = 0; !SCHEME.test(value); depth++) {
+    if (depth === MAX_DECODE_DEPTH) return { ok: false, reason: 'must be an absolute http(s) URL' };
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(value).trim();
+    } catch {
+      return { ok: false, reason: 'is not validly percent-encoded' };
+    }
+    if (decoded === value) return { ok: false, reason: 'must be an absolute http(s) URL' };
+    value = decoded;
+  }
+  return checkHttpUrl(value);
+}
+
+/**
+ * Accepts only absolute http(s) URLs with a host (no javascript:, data:, relative or
+ * protocol-relative destinations). Characters that may not appear in a header (controls,
+ * spaces, non-ASCII) are percent-encoded as UTF-8, which also rules out header injection;
+ * every other byte is kept as given.
+ */
+export function checkHttpUrl(candidate: string): LandingUrl {
+  const url = encodeUnsafeChars(candidate);
+  if (!HTTP_PREFIX.test(url)) return { ok: false, reason: 'must be an absolute http(s) URL' };
+  if (url.length > MAX_LANDING_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_LANDING_URL_LENGTH} characters` };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'is not a valid URL' };
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    return { ok: false, reason: 'must be an absolute http(s) URL' };
+  }
+  return { ok: true, url };
+}
+
+function encodeUnsafeChars(value: string): string {
+  let out = '';
+  let start = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0x20 && code < 0x7f) continue;
+    out += value.slice(start, i);
+    // A surrogate pair is one code point: encode both halves together.
+    const next = value.charCodeAt(i + 1);
+    const pairEnd = code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? i + 2 : i + 1;
+    const chunk = value.slice(i, pairEnd);
+    out += chunk.isWellFormed() ? encodeURIComponent(chunk) : '%EF%BF%BD';
+    i = pairEnd - 1;
+    start = pairEnd;
+  }
+  return start === 0 ? value : out + value.slice(start);
+}
+
+/**
+ * Adds `svc_click_id=<id>` to the landing URL exactly once: earlier `svc_click_id` pieces are
+ * removed, every other piece of the query is kept byte for byte and in order, the new pair goes
+ * last in the query, and a `#fragment` stays at the end of the URL.
+ */
+export function withClickId(url: string, clickId: string): string {
+  const hashAt = url.indexOf('#');
+  const beforeHash = hashAt < 0 ? url : url.slice(0, hashAt);
+  const fragment = hashAt < 0 ? '' : url.slice(hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const base = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : beforeHash.slice(queryAt + 1);
+  const pair = `${CLICK_ID_PARAM}=${encodeURIComponent(clickId)}`;
+  const kept = query === '' ? '' : query.split('&').filter((piece) => !isClickIdPiece(piece)).join('&');
+  return `${base}?${kept}${kept === '' ? '' : '&'}${pair}${fragment}`;
+}
+
+function isClickIdPiece(piece: string): boolean {
+  const eq = piece.indexOf('=');
+  return formDecode(eq < 0 ? piece : piece.slice(0, eq)) === CLICK_ID_PARAM;
+}
+
+/** One layer of application/x-www-form-urlencoded decoding; a malformed escape keeps the raw text. */
+export function formDecode(raw: string): string {
+  if (raw.indexOf('%') < 0 && raw.indexOf('+') < 0) return raw;
+  const spaced = raw.replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/**
+ * The query string of a request URL as (decoded name -> raw value) pairs; the first occurrence
+ * of a name wins. Values stay raw so the landing URL can be decoded layer by layer.
+ */
+export function rawQuery(requestUrl: string): Map<string, string> {
+  const params = new Map<string, string>();
+  const start = requestUrl.indexOf('?');
+  if (start < 0) return params;
+  const hashAt = requestUrl.indexOf('#', start);
+  const query = requestUrl.slice(start + 1, hashAt < 0 ? undefined : hashAt);
+  for (const piece of query.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    const name = formDecode(eq < 0 ? piece : piece.slice(0, eq));
+    if (!params.has(name)) params.set(name, eq < 0 ? '' : piece.slice(eq + 1));
+  }
+  return params;
+}

@@ -1,0 +1,71 @@
+/**
+ * A bounded least-recently-used map with an optional time to live. A Map keeps insertion
+ * order, so re-inserting on access makes the first key the least recently used one.
+ * Memory never exceeds `capacity` entries, whatever keys the traffic brings.
+ */
+export class Lru<K, V> {
+  private readonly entries = new Map<K, { value: V; expiresAt: number }>();
+
+  constructor(
+    readonly capacity: number,
+    private readonly options: { ttlMs?: number; now?: () => number; onEvict?: (key: K, value: V) => void } = {},
+  ) {
+    if (capacity < 1) throw new Error('Lru capacity must be at least 1');
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The value, or undefined when absent or expired. */
+  get(key: K): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.delete(key);
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Like get, but an expired entry is still returned, with `stale: true` (stale-while-revalidate). */
+  peek(key: K): { value: V; stale: boolean } | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return { value: entry.value, stale: entry.expiresAt <= this.now() };
+  }
+
+  set(key: K, value: V): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      if (previous.value !== value) this.options.onEvict?.(key, previous.value);
+    }
+    const ttl = this.options.ttlMs ?? Infinity;
+    this.entries.set(key, { value, expiresAt: this.now() + ttl });
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value as K;
+      this.delete(oldest);
+    }
+  }
+
+  delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.options.onEvict?.(key, entry.value);
+  }
+
+  clear(): void {
+    if (!this.options.onEvict) return this.entries.clear();
+    for (const key of [...this.entries.keys()]) this.delete(key);
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? performance.now();
+  }
+}

@@ -1,0 +1,105 @@
+import { t } from 'elysia';
+import type { ClickRecord } from './click.model';
+
+/**
+ * Path models of the tracking routes. Their query strings are parsed by hand on purpose: the
+ * landing URL must be read raw (it is decoded layer by layer), repeated names must not turn a
+ * redirect into a 400, and the pixel answers its GIF whatever the query holds.
+ */
+export const ClickParams = t.Object({ slug: t.String() });
+export const ImpressionParams = t.Object({ campaign: t.String() });
+
+/** The landing URL parameter and its aliases, in order of preference. */
+export const LANDING_PARAMS = ['url', 'u', 'redirect', 'dest', 'r'] as const;
+export const FORCE_TRANSPARENT_PARAM = 'force_transparent';
+
+/** Query parameters the spec lists for /c, and the click column each one lands in. */
+export const CAPTURED_PARAMS = {
+  gclid: 'gclid',
+  gbraid: 'gbraid',
+  wbraid: 'wbraid',
+  campaignid: 'campaign_ext_id',
+  adgroupid: 'ad_group_ext_id',
+  creative: 'creative_id',
+  keyword: 'keyword',
+  matchtype: 'match_type',
+  network: 'network',
+  device: 'device',
+  placement: 'placement',
+  targetid: 'target_id',
+  loc_physical_ms: 'loc_physical_ms',
+  loc_interest_ms: 'loc_interest_ms',
+  adposition: 'ad_position',
+} as const satisfies Record<string, keyof ClickRecord>;
+
+export type CapturedColumn = (typeof CAPTURED_PARAMS)[keyof typeof CAPTURED_PARAMS];
+
+/** Parameters with a closed set of values (Google Ads ValueTrack); anything else is not stored. */
+export const ALLOWED_VALUES: Partial<Record<keyof typeof CAPTURED_PARAMS, ReadonlySet<string>>> = {
+  matchtype: new Set(['e', 'p', 'b', 'a']),
+  network: new Set(['g', 's', 'd', 'ytv', 'yts']),
+  device: new Set(['m', 't', 'c']),
+};
+
+/** Limits on what a click keeps from its query string (values past these are cut or dropped). */
+export const CAPTURE_LIMITS = {
+  /** The spec's gclid limit; a longer gclid is not a gclid and is not stored. */
+  gclidLength: 256,
+  valueLength: 512,
+  /** Other query parameters (utm_*, sub ids ...) kept in `params`. */
+  extraParams: 32,
+  extraNameLength: 64,
+  /** User agent and referer. */
+  headerLength: 2048,
+} as const;
+
+/** An impression as the pipeline carries it (the impressions table). The raw IP is never part of it. */
+export interface ImpressionRecord {
+  id: string;
+  org_id: string;
+  campaign_id: string | null;
+  app_id: string | null;
+  creative_id: string | null;
+  placement: string | null;
+  partner: string | null;
+  ip_day_hash: string;
+  household_hash: string;
+  user_agent: string | null;
+  os: string | null;
+  device_type: string | null;
+  country: string | null;
+  source: string;
+  /** ISO 8601 timestamp of arrival. */
+  created_at: string;
+}
+
+/** Limits on the pixel's query values; the partner limit is the spec's. */
+export const IMPRESSION_LIMITS = { partnerLength: 64, valueLength: 256 } as const;
+
+/** One line of the click journal: a click or an impression, as it will be inserted. */
+export type JournalEntry = { k: 'c'; r: ClickRecord } | { k: 'i'; r: ImpressionRecord };
+
+export const CLICK_COLUMNS = [
+  'id', 'org_id', 'link_id', 'campaign_id', 'created_at', 'gclid', 'gbraid', 'wbraid', 'campaign_ext_id',
+  'ad_group_ext_id', 'creative_id', 'keyword', 'match_type', 'network', 'device', 'placement', 'target_id',
+  'loc_physical_ms', 'loc_interest_ms', 'ad_position', 'next_hop_url', 'transparent_param_present',
+  'force_transparent', 'is_bot', 'latency_ms', 'ip', 'ip_day_hash', 'household_hash', 'user_agent', 'referer',
+  'country', 'os_family', 'os_version', 'device_type', 'drop_reason', 'params',
+] as const satisfies readonly (keyof ClickRecord)[];
+
+export const IMPRESSION_COLUMNS = [
+  'id', 'org_id', 'campaign_id', 'app_id', 'creative_id', 'placement', 'partner', 'ip_day_hash',
+  'household_hash', 'user_agent', 'os', 'device_type', 'country', 'source', 'created_at',
+] as const satisfies readonly (keyof ImpressionRecord)[];
+
+/** A 1x1 transparent GIF89a (43 bytes): palette of one entry, graphic control extension marks index 0 transparent. */
+export const TRANSPARENT_GIF = new Uint8Array([
+  0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff,
+  0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02,
+  0x02, 0x44, 0x01, 0x00, 0x3b,
+]);
+
+/** Compile-time guard: a column added to ClickRecord or ImpressionRecord must be inserted too. */
+type Exhaustive<T extends never> = T;
+export type ClickColumnsCovered = Exhaustive<Exclude<keyof ClickRecord, (typeof CLICK_COLUMNS)[number]>>;
+export type ImpressionColumnsCovered = Exhaustive<Exclude<keyof ImpressionRecord, (typeof IMPRESSION_COLUMNS)[number]>>;

@@ -1,0 +1,250 @@
+import { fieldError, HttpError, notFound, validationError } from '../http/errors';
+import type { IpHasher } from '../shared/ip-hash';
+import { newId, type Clock } from '../shared/ids';
+import type { CampaignCache } from './campaign-cache';
+import type { GeoLookup } from './enrich/geo';
+import { parseIp } from './enrich/ip';
+import { parseUserAgent } from './enrich/user-agent';
+import type { ClickRecord } from './click.model';
+import type { ClickPipeline } from './click-pipeline';
+import { formDecode, rawQuery, resolveLandingUrl, withClickId } from './landing-url';
+import type { CompiledLink, LinkCache } from './link-cache';
+import {
+  ALLOWED_VALUES,
+  CAPTURE_LIMITS,
+  CAPTURED_PARAMS,
+  FORCE_TRANSPARENT_PARAM,
+  IMPRESSION_LIMITS,
+  LANDING_PARAMS,
+  TRANSPARENT_GIF,
+  type ImpressionRecord,
+} from './tracking.model';
+
+/** What a tracking handler takes from the request; nothing of the Elysia context. */
+export interface TrackingRequest {
+  /** The full request URL (its host is the Host header). */
+  url: string;
+  ip: string;
+  userAgent: string | null;
+  referer: string | null;
+  /** performance.now() when the request reached the handler. */
+  arrival: number;
+}
+
+export interface ClickDeps {
+  linkCache: LinkCache;
+  clickPipeline: ClickPipeline;
+  clock: Clock;
+}
+
+export const unavailable = () => new HttpError(503, { error: 'service unavailable' });
+
+/**
+ * GET /c/{slug}. A cached link is answered without touching the database: the click is
+ * journaled and the 302 returned in the same tick. Only a cache miss waits for one lookup.
+ */
+export function handleClick(deps: ClickDeps, slug: string, request: TrackingRequest): Response | Promise<Response> {
+  const link = deps.linkCache.lookup(hostOf(request.url), slug);
+  if (link instanceof Promise) {
+    return link.then(
+      (loaded) => redirect(deps, loaded, request),
+      (error) => {
+        console.error('click redirect: link lookup failed', error);
+        throw unavailable();
+      },
+    );
+  }
+  return redirect(deps, link, request);
+}
+
+function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingRequest): Response {
+  if (!link || !link.serves) throw notFound('link not found');
+  const query = rawQuery(request.url);
+  const force = query.get(FORCE_TRANSPARENT_PARAM);
+  if (force !== undefined && formDecode(force) !== 'true') {
+    throw fieldError(FORCE_TRANSPARENT_PARAM, "the only allowed value is 'true'");
+  }
+  const given = LANDING_PARAMS.find((name) => (query.get(name) ?? '') !== '');
+  let landing: string;
+  if (given) {
+    const resolved = resolveLandingUrl(query.get(given)!);
+    if (!resolved.ok) throw fieldError(given, resolved.reason);
+    landing = resolved.url;
+  } else if (force !== undefined) {
+    throw fieldError('url', 'is required when force_transparent=true');
+  } else if (link.destination) {
+    landing = link.destination;
+  } else {
+    throw validationError({}, ['no landing URL: pass url, or give the link an http(s) destination']);
+  }
+
+  const clickId = newId();
+  const location = withClickId(landing, clickId);
+  const click = captureClick(query, {
+    id: clickId,
+    link,
+    createdAt: deps.clock().toISOString(),
+    nextHopUrl: location,
+    transparentParamPresent: given !== undefined,
+    forceTransparent: force !== undefined,
+    request,
+  });
+  click.latency_ms = Math.round(performance.now() - request.arrival);
+  try {
+    deps.clickPipeline.recordClick(click);
+  } catch (error) {
+    // Answering without a journaled click would break the promise that answered clicks are kept.
+    console.error('click redirect: the click could not be journaled', error);
+    throw unavailable();
+  }
+  return new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } });
+}
+
+function captureClick(
+  query: Map<string, string>,
+  c: { id: string; link: CompiledLink; createdAt: string; nextHopUrl: string; transparentParamPresent: boolean; forceTransparent: boolean; request: TrackingRequest },
+): ClickRecord {
+  const click: ClickRecord = {
+    id: c.id,
+    org_id: c.link.orgId,
+    link_id: c.link.id,
+    campaign_id: c.link.campaignId,
+    created_at: c.createdAt,
+    gclid: null,
+    gbraid: null,
+    wbraid: null,
+    campaign_ext_id: null,
+    ad_group_ext_id: null,
+    creative_id: null,
+    keyword: null,
+    match_type: null,
+    network: null,
+    device: null,
+    placement: null,
+    target_id: null,
+    loc_physical_ms: null,
+    loc_interest_ms: null,
+    ad_position: null,
+    next_hop_url: c.nextHopUrl,
+    transparent_param_present: c.transparentParamPresent,
+    force_transparent: c.forceTransparent,
+    is_bot: false,
+    latency_ms: null,
+    ip: c.request.ip,
+    ip_day_hash: null,
+    household_hash: null,
+    user_agent: c.request.userAgent?.slice(0, CAPTURE_LIMITS.headerLength) ?? null,
+    referer: c.request.referer?.slice(0, CAPTURE_LIMITS.headerLength) ?? null,
+    country: null,
+    os_family: null,
+    os_version: null,
+    device_type: null,
+    drop_reason: null,
+    params: null,
+  };
+  let extras: Record<string, string> | null = null;
+  let extraCount = 0;
+  for (const [name, raw] of query) {
+    const value = formDecode(raw);
+    if (Object.hasOwn(CAPTURED_PARAMS, name)) {
+      const param = name as keyof typeof CAPTURED_PARAMS;
+      click[CAPTURED_PARAMS[param]] = capturedValue(param, value);
+    } else if (!isControlParam(name) && value !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength) {
+      (extras ??= {})[name] = value.slice(0, CAPTURE_LIMITS.valueLength);
+      extraCount++;
+    }
+  }
+  click.params = extras;
+  return click;
+}
+
+function capturedValue(param: keyof typeof CAPTURED_PARAMS, value: string): string | null {
+  if (value === '') return null;
+  const allowed = ALLOWED_VALUES[param];
+  if (allowed) return allowed.has(value) ? value : null;
+  if (param === 'gclid') return value.length <= CAPTURE_LIMITS.gclidLength ? value : null;
+  return value.slice(0, CAPTURE_LIMITS.valueLength);
+}
+
+function isControlParam(name: string): boolean {
+  return name === FORCE_TRANSPARENT_PARAM || name === 'svc_click_id' || (LANDING_PARAMS as readonly string[]).includes(name);
+}
+
+export interface ImpressionDeps {
+  campaignCache: CampaignCache;
+  clickPipeline: ClickPipeline;
+  ipHasher: IpHasher;
+  geo: GeoLookup;
+  clock: Clock;
+}
+
+/**
+ * GET /i/{campaign}. Always the GIF: an unknown campaign, a database hiccup or odd parameters
+ * never break the page that embeds the pixel; they only mean no impression is recorded.
+ */
+export function handleImpression(deps: ImpressionDeps, campaign: string, request: TrackingRequest): Response | Promise<Response> {
+  const at = deps.clock();
+  const record = (found: { id: string; org_id: string; app_id: string | null } | null) => {
+    if (!found) return;
+    try {
+      deps.clickPipeline.recordImpression(captureImpression(found, rawQuery(request.url), request, at, deps));
+    } catch (error) {
+      console.error('impression pixel: the impression could not be journaled', error);
+    }
+  };
+  try {
+    const found = deps.campaignCache.lookup(campaign);
+    if (found instanceof Promise) {
+      return found.then(record, (error) => console.error('impression pixel: campaign lookup failed', error)).then(pixel);
+    }
+    record(found);
+  } catch (error) {
+    console.error('impression pixel: campaign lookup failed', error);
+  }
+  return pixel();
+}
+
+function captureImpression(
+  campaign: { id: string; org_id: string; app_id: string | null },
+  query: Map<string, string>,
+  request: TrackingRequest,
+  at: Date,
+  { ipHasher, geo }: Pick<ImpressionDeps, 'ipHasher' | 'geo'>,
+): ImpressionRecord {
+  const text = (name: string, max: number = IMPRESSION_LIMITS.valueLength) => {
+    const value = formDecode(query.get(name) ?? '');
+    return value === '' ? null : value.slice(0, max);
+  };
+  const ip = parseIp(request.ip);
+  const userAgent = request.userAgent?.slice(0, CAPTURE_LIMITS.headerLength) ?? null;
+  const device = userAgent ? parseUserAgent(userAgent) : null;
+  return {
+    id: newId(),
+    org_id: campaign.org_id,
+    campaign_id: campaign.id,
+    app_id: text('app') ?? campaign.app_id,
+    creative_id: text('cr'),
+    placement: text('pl'),
+    partner: text('p', IMPRESSION_LIMITS.partnerLength),
+    // The raw address stops here: only its day hash and household hash travel on.
+    ip_day_hash: ipHasher.ipDay(request.ip, at),
+    household_hash: ipHasher.household(request.ip),
+    user_agent: userAgent,
+    os: device?.osFamily ?? null,
+    device_type: device?.deviceType ?? null,
+    country: ip ? geo.country(ip) : null,
+    source: 'pixel',
+    created_at: at.toISOString(),
+  };
+}
+
+function pixel(): Response {
+  return new Response(TRANSPARENT_GIF, { status: 200, headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store' } });
+}
+
+/** The Host part of a request URL (scheme://host/...). */
+export function hostOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  const end = url.indexOf('/', start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}

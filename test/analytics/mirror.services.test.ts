@@ -1,0 +1,42 @@
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { backends } from '../support/db';
+import { testApp } from '../support/app';
+import { countFor, eventually, insertClick, newOrg, testMirror } from './mirror.helpers';
+
+// Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
+setDefaultTimeout(30_000);
+
+for (const backend of backends()) {
+  describe(`analytics mirror in the services on ${backend.name}`, async () => {
+    const db = await backend.create();
+
+    test('services keep the mirror in DATA_DIR/analytics.duckdb and catchUp brings new rows', async () => {
+      const { services, config } = await testApp(db, { MIRROR_INTERVAL_MS: '0' });
+      expect(existsSync(join(config.dataDir, 'analytics.duckdb'))).toBe(true);
+      const org = newOrg();
+      await insertClick(db, org);
+      await services.mirror.catchUp();
+      expect(await countFor(services.mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
+    });
+
+    test('the interval copies rows without anyone asking', async () => {
+      const { services } = await testApp(db, { MIRROR_INTERVAL_MS: '20' });
+      const org = newOrg();
+      await insertClick(db, org);
+      const copied = async () => (await countFor(services.mirror, 'clicks', org).catch(() => ({ rows: 0 }))).rows === 1;
+      await eventually(copied);
+      expect(await countFor(services.mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
+    });
+
+    test('stopping the services copies what is left before DuckDB closes', async () => {
+      const { services, config } = await testApp(db, { MIRROR_INTERVAL_MS: '0' });
+      const org = newOrg();
+      await insertClick(db, org);
+      await services.stop();
+      const reopened = await testMirror({ db, path: join(config.dataDir, 'analytics.duckdb') });
+      expect(await countFor(reopened, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
+    });
+  });
+}

@@ -1,0 +1,121 @@
+import { describe, expect, test } from 'bun:test';
+import { revokeApiKey } from '../../src/auth/api-keys';
+import { body, testApp } from '../support/app';
+import { backends } from '../support/db';
+import { insertApp, orgWithKey } from '../support/fixtures';
+import { auditRows, ISO } from '../links/support';
+
+for (const backend of backends()) {
+  describe(`campaigns API on ${backend.name}`, async () => {
+    const db = await backend.create();
+    const t = await testApp(db);
+    const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/campaigns', { method: 'POST', headers: auth, json });
+    const campaignRows = (orgId: string) => db.query('SELECT * FROM campaigns WHERE org_id = $1 ORDER BY id', [orgId]);
+
+    describe('POST /api/v1/campaigns', () => {
+      test('creates a campaign with exactly the documented fields', async () => {
+        const { auth, orgId, keyId } = await orgWithKey(db);
+        const { appId } = await insertApp(db, orgId);
+        const res = await create(auth, { name: 'Spring search', external_id: '20937465', app_id: appId });
+        expect(res.status).toBe(201);
+        const campaign = await body(res);
+        expect(Object.keys(campaign).sort()).toEqual(['app_id', 'created_at', 'external_id', 'id', 'name', 'status']);
+        expect(campaign).toMatchObject({ name: 'Spring search', external_id: '20937465', app_id: appId, status: 'active' });
+        expect(campaign.created_at).toMatch(ISO);
+        expect(await campaignRows(orgId)).toMatchObject([{ id: campaign.id, org_id: orgId, app_id: appId, external_id: '20937465' }]);
+        expect(await auditRows(db, keyId)).toMatchObject([{ action: 'create', entity: 'campaign', entity_id: campaign.id, api_key_id: keyId, org_id: orgId }]);
+      });
+
+      test('external_id and app_id are optional; many campaigns may have none', async () => {
+        const { auth, orgId } = await orgWithKey(db);
+        for (const json of [{ name: 'A' }, { name: 'B' }, { name: 'C', external_id: null, app_id: null }]) {
+          const res = await create(auth, json);
+          expect(res.status).toBe(201);
+          expect(await body(res)).toMatchObject({ external_id: null, app_id: null });
+        }
+        expect((await campaignRows(orgId)).length).toBe(3);
+      });
+
+      test('a repeated external_id is 409 and writes nothing', async () => {
+        const { auth, orgId, keyId } = await orgWithKey(db);
+        expect((await create(auth, { name: 'First', external_id: 'ext-1' })).status).toBe(201);
+        const res = await create(auth, { name: 'Second', external_id: 'ext-1' });
+        expect(res.status).toBe(409);
+        expect(await body(res)).toEqual({ error: 'external_id taken' });
+        expect((await campaignRows(orgId)).map((c) => (c as { name: string }).name)).toEqual(['First']);
+        expect((await auditRows(db, keyId)).length).toBe(1);
+      });
+
+      test('two creates racing for one external_id: exactly one wins', async () => {
+        const { auth, orgId } = await orgWithKey(db);
+        const results = await Promise.all([1, 2, 3].map((n) => create(auth, { name: `Race ${n}`, external_id: 'race' })));
+        expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+        expect((await campaignRows(orgId)).length).toBe(1);
+      });
+
+      test('an unknown app_id is a 400 field error', async () => {
+        const { auth, orgId } = await orgWithKey(db);
+        const res = await create(auth, { name: 'Orphan', app_id: '01HZZZZZZZZZZZZZZZZZZZZZZZ' });
+        expect(res.status).toBe(400);
+        expect((await body(res)).error.fieldErrors).toEqual({ app_id: ['unknown app'] });
+        expect(await campaignRows(orgId)).toEqual([]);
+      });
+
+      test('bad input is a 400 naming the field, and nothing is written', async () => {
+        const { auth, orgId, keyId } = await orgWithKey(db);
+        const cases: [unknown, string | null][] = [
+          [{}, 'name'],
+          [{ name: '' }, 'name'],
+          [{ name: ' lead' }, 'name'],
+          [{ name: 'x'.repeat(201) }, 'name'],
+          [{ name: 5 }, 'name'],
+          [{ name: 'ok', external_id: '' }, 'external_id'],
+          [{ name: 'ok', external_id: 'x'.repeat(129) }, 'external_id'],
+          [{ name: 'ok', external_id: 123 }, 'external_id'],
+          [{ name: 'ok', app_id: 5 }, 'app_id'],
+          [{ name: 'ok', status: 'paused' }, 'status'],
+          [{ name: 'ok', id: 'mine' }, 'id'],
+          [[{ name: 'ok' }], null],
+        ];
+        for (const [json, field] of cases) {
+          const res = await create(auth, json);
+          expect(res.status, JSON.stringify(json)).toBe(400);
+          const error = (await body(res)).error;
+          if (field) expect(Object.keys(error.fieldErrors)).toEqual([field]);
+          else expect(error.formErrors.length).toBeGreaterThan(0);
+        }
+        expect(await campaignRows(orgId)).toEqual([]);
+        expect(await auditRows(db, keyId)).toEqual([]);
+      });
+    });
+
+    describe('GET /api/v1/campaigns', () => {
+      test('lists newest first, with a limit', async () => {
+        const { auth } = await orgWithKey(db);
+        const made = [];
+        for (const name of ['One', 'Two', 'Three']) made.push(await body(await create(auth, { name })));
+        expect((await body(await t.request('/api/v1/campaigns', { headers: auth }))).data).toEqual(made.toReversed());
+        expect((await body(await t.request('/api/v1/campaigns?limit=1', { headers: auth }))).data).toEqual([made[2]]);
+        for (const limit of ['0', '1001', 'x']) expect((await t.request(`/api/v1/campaigns?limit=${limit}`, { headers: auth })).status).toBe(400);
+      });
+    });
+
+    describe('authentication', () => {
+      test('missing, wrong and revoked keys are 401 on every endpoint and change nothing', async () => {
+        const owner = await orgWithKey(db);
+        await create(owner.auth, { name: 'Existing' });
+        const revoked = await orgWithKey(db);
+        await revokeApiKey(db, revoked.orgId, revoked.keyId);
+        const before = await campaignRows(owner.orgId);
+        for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer svc_live_${'C'.repeat(32)}` }, revoked.auth]) {
+          for (const res of await Promise.all([create(headers, { name: 'Sneaky' }), t.request('/api/v1/campaigns', { headers })])) {
+            expect(res.status).toBe(401);
+            expect(await body(res)).toEqual({ error: 'unauthorized' });
+          }
+        }
+        expect(await campaignRows(owner.orgId)).toEqual(before);
+        expect(await campaignRows(revoked.orgId)).toEqual([]);
+      });
+    });
+  });
+}

@@ -1,0 +1,253 @@
+import { describe, expect, test } from 'bun:test';
+import { revokeApiKey } from '../../src/auth/api-keys';
+import type { Db } from '../../src/db/db';
+import { newId } from '../../src/shared/ids';
+import { body, testApp } from '../support/app';
+import { backends } from '../support/db';
+import { orgWithKey } from '../support/fixtures';
+
+const CLICK_FIELDS = [
+  'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType',
+  'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'latencyMs',
+].sort();
+
+interface Row {
+  id?: string;
+  created_at: string;
+  gclid?: string | null;
+  is_bot?: boolean;
+  latency_ms?: number | null;
+  drop_reason?: string | null;
+  full?: boolean;
+}
+
+/** Rows as the batcher stores them, written straight into the clicks table. */
+async function insertClicks(db: Db, orgId: string, rows: Row[]): Promise<string[]> {
+  const ids = rows.map((row) => row.id ?? newId());
+  await db.bulkInsert(
+    'clicks',
+    ['id', 'org_id', 'created_at', 'gclid', 'gbraid', 'wbraid', 'campaign_ext_id', 'ad_group_ext_id', 'creative_id', 'keyword', 'match_type',
+      'network', 'device', 'next_hop_url', 'transparent_param_present', 'force_transparent', 'is_bot', 'latency_ms', 'ip', 'user_agent', 'drop_reason'],
+    rows.map((row, i) => [
+      ids[i], orgId, row.created_at, row.gclid ?? null,
+      row.full ? 'gb1' : null, row.full ? 'wb1' : null, row.full ? '111' : null, row.full ? '222' : null, row.full ? '333' : null,
+      row.full ? 'running shoes' : null, row.full ? 'e' : null, row.full ? 'g' : null, row.full ? 'm' : null,
+      `https://shop.example.com/p?svc_click_id=${ids[i]}`, row.full ?? false, row.full ?? false, row.is_bot ?? false,
+      row.latency_ms === undefined ? 3 : row.latency_ms, '81.2.69.160', 'Mozilla/5.0', row.drop_reason ?? null,
+    ]),
+  );
+  return ids;
+}
+
+for (const backend of backends()) {
+  describe(`GET /api/v1/clicks on ${backend.name}`, async () => {
+    const db = await backend.create();
+    const t = await testApp(db);
+    const list = (query: string, auth: Record<string, string>) => t.request(`/api/v1/clicks${query}`, { headers: auth });
+
+    describe('happy', () => {
+      test('exactly the Click read model, field names and types', async () => {
+        const org = await orgWithKey(db);
+        const [id] = await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00.123Z', gclid: 'Cj0KCQjw', full: true, latency_ms: 7, is_bot: true, drop_reason: 'verified_bot' }]);
+        const res = await list('', org.auth);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain('application/json');
+        const payload = await body(res);
+        expect(Object.keys(payload)).toEqual(['data']);
+        expect(payload.data).toHaveLength(1);
+        const click = payload.data[0];
+        expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);
+        expect(click).toEqual({
+          id,
+          createdAt: '2026-09-02T10:00:00.123Z',
+          gclid: 'Cj0KCQjw',
+          gbraid: 'gb1',
+          wbraid: 'wb1',
+          campaignExtId: '111',
+          adGroupExtId: '222',
+          creativeId: '333',
+          keyword: 'running shoes',
+          matchType: 'e',
+          network: 'g',
+          device: 'm',
+          nextHopUrl: `https://shop.example.com/p?svc_click_id=${id}`,
+          transparentParamPresent: true,
+          forceTransparent: true,
+          isBot: true,
+          latencyMs: 7,
+        });
+      });
+
+      test('nullable fields come back as null, never missing', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00Z', latency_ms: null }]);
+        const [click] = (await body(await list('', org.auth))).data;
+        expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);
+        for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'latencyMs']) {
+          expect(click[field]).toBeNull();
+        }
+        expect([click.transparentParamPresent, click.forceTransparent, click.isBot]).toEqual([false, false, false]);
+      });
+
+      test('newest first, ties broken by id descending; default limit 100', async () => {
+        const org = await orgWithKey(db);
+        const sameInstant = '2026-09-01T12:00:00.000Z';
+        const rows: Row[] = Array.from({ length: 105 }, (_, i) => ({ created_at: new Date(Date.UTC(2026, 7, 1) + i * 60_000).toISOString() }));
+        rows.push({ id: '01K00000000000000000000001', created_at: sameInstant }, { id: '01K00000000000000000000002', created_at: sameInstant });
+        await insertClicks(db, org.orgId, rows);
+        const { data } = await body(await list('', org.auth));
+        expect(data).toHaveLength(100);
+        expect(data[0].createdAt).toBe(sameInstant);
+        expect(data.slice(0, 2).map((c: { id: string }) => c.id)).toEqual(['01K00000000000000000000002', '01K00000000000000000000001']);
+        const times = data.map((c: { createdAt: string }) => Date.parse(c.createdAt));
+        expect(times).toEqual([...times].sort((a, b) => b - a));
+      });
+
+      test('limit 1 and 1000', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, Array.from({ length: 3 }, (_, i) => ({ created_at: `2026-09-02T10:0${i}:00Z` })));
+        const one = await body(await list('?limit=1', org.auth));
+        expect(one.data.map((c: { createdAt: string }) => c.createdAt)).toEqual(['2026-09-02T10:02:00.000Z']);
+        expect((await body(await list('?limit=1000', org.auth))).data).toHaveLength(3);
+        // A repeated parameter uses its last value; unknown parameters are ignored.
+        expect((await body(await list('?limit=1000&limit=2&colour=blue', org.auth))).data).toHaveLength(2);
+      });
+
+      test('since is an inclusive lower bound, in any offset', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, [
+          { created_at: '2026-09-02T09:59:59.999Z' },
+          { created_at: '2026-09-02T10:00:00.000Z' },
+          { created_at: '2026-09-02T11:00:00.000Z' },
+        ]);
+        const times = async (query: string) => (await body(await list(query, org.auth))).data.map((c: { createdAt: string }) => c.createdAt);
+        expect(await times('?since=2026-09-02T10:00:00Z')).toEqual(['2026-09-02T11:00:00.000Z', '2026-09-02T10:00:00.000Z']);
+        expect(await times('?since=2026-09-02T12:00:00%2B02:00')).toEqual(['2026-09-02T11:00:00.000Z', '2026-09-02T10:00:00.000Z']);
+        // An unencoded '+' arrives as a space; it is read as the '+' it was.
+        expect(await times('?since=2026-09-02T12:30:00+02:00')).toEqual(['2026-09-02T11:00:00.000Z']);
+        expect(await times('?since=2026-09-02T09:59:59.9995Z')).toEqual(['2026-09-02T11:00:00.000Z', '2026-09-02T10:00:00.000Z']);
+        expect(await times('?since=2026-09-03')).toEqual([]);
+        expect(await times('?since=2026-09-02')).toHaveLength(3);
+      });
+
+      test('gclid filters exactly, combined with since and limit', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, [
+          { created_at: '2026-09-02T10:00:00Z', gclid: 'AAA' },
+          { created_at: '2026-09-02T11:00:00Z', gclid: 'AAA' },
+          { created_at: '2026-09-02T12:00:00Z', gclid: 'AAA' },
+          { created_at: '2026-09-02T12:30:00Z', gclid: 'aaa' },
+          { created_at: '2026-09-02T13:00:00Z', gclid: 'BBB' },
+          { created_at: '2026-09-02T14:00:00Z', gclid: null },
+        ]);
+        const get = async (query: string) => (await body(await list(query, org.auth))).data.map((c: { gclid: string; createdAt: string }) => `${c.gclid}@${c.createdAt.slice(11, 16)}`);
+        expect(await get('?gclid=AAA')).toEqual(['AAA@12:00', 'AAA@11:00', 'AAA@10:00']);
+        expect(await get('?gclid=AAA&since=2026-09-02T10:30:00Z&limit=1')).toEqual(['AAA@12:00']);
+        expect(await get('?gclid=nope')).toEqual([]);
+      });
+
+      test('dropped clicks are exported too; isBot marks only verified crawlers', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, [
+          { created_at: '2026-09-02T10:00:00Z', drop_reason: 'bot' },
+          { created_at: '2026-09-02T11:00:00Z', drop_reason: 'verified_bot', is_bot: true },
+        ]);
+        const { data } = await body(await list('', org.auth));
+        expect(data.map((c: { isBot: boolean }) => c.isBot)).toEqual([true, false]);
+      });
+    });
+
+    describe('error', () => {
+      const bad: [string, string][] = [
+        ['?limit=0', 'limit'],
+        ['?limit=1001', 'limit'],
+        ['?limit=abc', 'limit'],
+        ['?limit=-5', 'limit'],
+        ['?limit=1.5', 'limit'],
+        ['?limit=', 'limit'],
+        ['?limit=99999999999999999999', 'limit'],
+        ['?since=yesterday', 'since'],
+        ['?since=2026-02-30T00:00:00Z', 'since'],
+        ['?since=2026-09-02T24:00:00Z', 'since'],
+        ['?since=2026-09-02T10:00:00', 'since'],
+        ['?since=1725271200', 'since'],
+        ['?since=', 'since'],
+        ['?gclid=', 'gclid'],
+        [`?gclid=${'x'.repeat(257)}`, 'gclid'],
+      ];
+      for (const [query, field] of bad) {
+        test(`${query.slice(0, 40)} answers 400 naming ${field}`, async () => {
+          const org = await orgWithKey(db);
+          const res = await list(query, org.auth);
+          expect(res.status).toBe(400);
+          const payload = await body(res);
+          expect(payload.error.formErrors).toEqual([]);
+          expect(Object.keys(payload.error.fieldErrors)).toEqual([field]);
+          expect(payload.error.fieldErrors[field][0]).toBeString();
+        });
+      }
+
+      test('several bad fields are reported together', async () => {
+        const org = await orgWithKey(db);
+        const payload = await body(await list('?limit=0&since=nope', org.auth));
+        expect(payload.error.fieldErrors).toEqual({
+          limit: ['must be an integer from 1 to 1000'],
+          since: ['must be an ISO 8601 date-time with a time zone, e.g. 2026-09-02T10:00:00Z'],
+        });
+      });
+
+      test('other methods answer 405', async () => {
+        const org = await orgWithKey(db);
+        const res = await t.request('/api/v1/clicks', { method: 'POST', headers: org.auth, json: {} });
+        expect(res.status).toBe(405);
+      });
+    });
+
+    describe('security', () => {
+      test("another organization's clicks are never returned, whatever the filter", async () => {
+        const mine = await orgWithKey(db, 'Mine');
+        const theirs = await orgWithKey(db, 'Theirs');
+        const [myId] = await insertClicks(db, mine.orgId, [{ created_at: '2026-09-02T10:00:00Z', gclid: 'SHARED' }]);
+        await insertClicks(db, theirs.orgId, [
+          { created_at: '2026-09-02T11:00:00Z', gclid: 'SHARED' },
+          { created_at: '2026-09-02T12:00:00Z', gclid: 'THEIRS' },
+        ]);
+        for (const query of ['', '?gclid=SHARED', '?gclid=THEIRS', '?since=2000-01-01T00:00:00Z&limit=1000']) {
+          const ids = (await body(await list(query, mine.auth))).data.map((c: { id: string }) => c.id);
+          expect(ids).toEqual(query === '?gclid=THEIRS' ? [] : [myId]);
+        }
+        expect((await body(await list('', theirs.auth))).data).toHaveLength(2);
+      });
+
+      test('401 without a key, with a malformed or unknown key, and with a revoked key', async () => {
+        const org = await orgWithKey(db);
+        await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00Z' }]);
+        const unknownKey = `svc_live_${'A'.repeat(32)}`;
+        for (const headers of [{} as Record<string, string>, { authorization: 'Bearer nope' }, { authorization: `Bearer ${unknownKey}` }, { authorization: org.apiKey }]) {
+          const res = await list('', headers);
+          expect(res.status).toBe(401);
+          expect(await body(res)).toEqual({ error: 'unauthorized' });
+        }
+        expect((await list('', org.auth)).status).toBe(200);
+        await revokeApiKey(db, org.orgId, org.keyId);
+        const revoked = await list('', org.auth);
+        expect(revoked.status).toBe(401);
+        expect(await body(revoked)).toEqual({ error: 'unauthorized' });
+      });
+
+      test('the key is not accepted from the query string', async () => {
+        const org = await orgWithKey(db);
+        expect((await list(`?api_key=${org.apiKey}`, {})).status).toBe(401);
+      });
+
+      test('responses carry the security headers and no CORS', async () => {
+        const org = await orgWithKey(db);
+        const res = await list('', org.auth);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('x-frame-options')).toBe('DENY');
+        expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      });
+    });
+  });
+}

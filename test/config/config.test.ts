@@ -1,0 +1,180 @@
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config';
+import { runBun } from '../support/process';
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
+const SECRET = 'a-session-secret-that-is-long-enough-0123456789';
+
+describe('loadConfig: happy', () => {
+  test('no configuration gives the embedded defaults', () => {
+    const dir = freshDir();
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config.port).toBe(3000);
+    expect(config.dataDir).toBe(dir);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.baseUrl).toBe('http://localhost:3000');
+    expect(config.trackingUrl).toBe('http://localhost:3000');
+    expect(config.trackingHost).toBe('localhost:3000');
+    expect(config.trustProxy).toBe(0);
+    expect(config.rateLimit).toBe(true);
+    expect(config.ingestSecret).toBeUndefined();
+    expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
+  });
+
+  test('BASE_URL and TRACKING_URL default to the chosen PORT; explicit values lose a trailing slash', () => {
+    const derived = loadConfig({ DATA_DIR: freshDir(), PORT: '8080' });
+    expect(derived.baseUrl).toBe('http://localhost:8080');
+    expect(derived.trackingUrl).toBe('http://localhost:8080');
+    const explicit = loadConfig({ DATA_DIR: freshDir(), BASE_URL: 'https://api.example.com/', TRACKING_URL: 'https://go.example.com:8443//' });
+    expect(explicit.baseUrl).toBe('https://api.example.com');
+    expect(explicit.trackingUrl).toBe('https://go.example.com:8443');
+    expect(explicit.trackingHost).toBe('go.example.com:8443');
+  });
+
+  test('every variable is read', () => {
+    const config = loadConfig({
+      PORT: '4000',
+      DATA_DIR: freshDir(),
+      DATABASE_URL: 'postgres://u:p@db.internal:5432/svc',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      SESSION_SECRET: SECRET,
+      INGEST_SECRET: 'an-ingest-secret-123',
+      TRUST_PROXY: '1',
+      RATE_LIMIT: 'off',
+    });
+    expect(config.port).toBe(4000);
+    expect(config.databaseUrl).toBe('postgres://u:p@db.internal:5432/svc');
+    expect(config.redisUrl).toBe('rediss://cache.internal:6380');
+    expect(config.sessionSecret).toBe(SECRET);
+    expect(config.ingestSecret).toBe('an-ingest-secret-123');
+    expect(config.trustProxy).toBe(1);
+    expect(config.rateLimit).toBe(false);
+  });
+
+  test('an empty value counts as unset', () => {
+    const config = loadConfig({ DATA_DIR: freshDir(), PORT: '', DATABASE_URL: '', RATE_LIMIT: '', TRUST_PROXY: ' ' });
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.rateLimit).toBe(true);
+    expect(config.trustProxy).toBe(0);
+  });
+
+  test('TRUST_PROXY: only when set is X-Forwarded-For trusted, with a hop count', () => {
+    const hops = (value: string) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: value }).trustProxy;
+    expect(hops('on')).toBe(1);
+    expect(hops('TRUE')).toBe(1);
+    expect(hops('yes')).toBe(1);
+    expect(hops('2')).toBe(2);
+    expect(hops('off')).toBe(0);
+    expect(hops('false')).toBe(0);
+    expect(hops('0')).toBe(0);
+  });
+
+  test('RATE_LIMIT is on unless switched off', () => {
+    const on = (value: string) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, RATE_LIMIT: value }).rateLimit;
+    expect(on('on')).toBe(true);
+    expect(on('ON')).toBe(true);
+    expect(on('off')).toBe(false);
+    expect(on('Off')).toBe(false);
+    expect(on('0')).toBe(false);
+  });
+
+  test('any port from 1 to 65535 is accepted (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
+        expect(loadConfig({ PORT: String(port), SESSION_SECRET: SECRET, DATA_DIR: '/nonexistent' }).port).toBe(port);
+      }),
+    );
+  });
+});
+
+describe('loadConfig: a bad value names its variable', () => {
+  const cases: [variable: string, value: string][] = [
+    ['PORT', 'abc'],
+    ['PORT', '0'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '3000.5'],
+    ['DATABASE_URL', 'mysql://db/svc'],
+    ['DATABASE_URL', 'postgres://'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['BASE_URL', 'ftp://example.com'],
+    ['BASE_URL', 'example.com'],
+    ['BASE_URL', 'http://exa mple.com'],
+    ['TRACKING_URL', 'localhost:3000'],
+    ['TRACKING_URL', 'https://[bad'],
+    ['SESSION_SECRET', 'too-short'],
+    ['INGEST_SECRET', 'short'],
+    ['TRUST_PROXY', 'maybe'],
+    ['TRUST_PROXY', '-1'],
+    ['RATE_LIMIT', 'sometimes'],
+  ];
+  for (const [variable, value] of cases) {
+    test(`${variable}=${value}`, () => {
+      let caught: unknown;
+      try {
+        loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, [variable]: value });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable).toBe(variable);
+      expect((caught as ConfigError).message).toContain(variable);
+    });
+  }
+
+  test('ports above 65535 always fail naming PORT (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 65536, max: 99999 }), (port) => {
+        expect(() => loadConfig({ PORT: String(port), SESSION_SECRET: SECRET })).toThrow(/PORT/);
+      }),
+    );
+  });
+});
+
+describe('the persisted session secret', () => {
+  test('is generated once per DATA_DIR, private to its owner, and the same on every load', () => {
+    const dir = freshDir();
+    const first = loadConfig({ DATA_DIR: dir }).sessionSecret;
+    const second = loadConfig({ DATA_DIR: dir }).sessionSecret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(second).toBe(first);
+    expect(statSync(join(dir, 'session-secret')).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ DATA_DIR: freshDir() }).sessionSecret).not.toBe(first);
+  });
+
+  test('SESSION_SECRET wins and writes no file', () => {
+    const dir = freshDir();
+    expect(loadConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET }).sessionSecret).toBe(SECRET);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('a DATA_DIR that does not exist yet is created', () => {
+    const dir = join(freshDir(), 'nested', 'data');
+    expect(loadConfig({ DATA_DIR: dir }).sessionSecret.length).toBeGreaterThanOrEqual(32);
+    expect(readdirSync(dir)).toEqual(['session-secret']);
+  });
+
+  test('a truncated secret file is refused, naming SESSION_SECRET', () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'session-secret'), 'short');
+    expect(() => loadConfig({ DATA_DIR: dir })).toThrow(/SESSION_SECRET/);
+  });
+
+  test('processes racing on a fresh DATA_DIR all end up with the same secret', async () => {
+    const dir = freshDir();
+    const script = `const { loadConfig } = await import('./src/config.ts'); console.log(loadConfig({ DATA_DIR: ${JSON.stringify(dir)} }).sessionSecret);`;
+    const runs = await Promise.all(Array.from({ length: 6 }, () => runBun(['-e', script])));
+    for (const run of runs) expect(run.code).toBe(0);
+    const secrets = new Set(runs.map((run) => run.stdout.trim()));
+    expect(secrets.size).toBe(1);
+    expect([...secrets][0]!.length).toBeGreaterThanOrEqual(32);
+    // No temporary file is left behind by the losers of the race.
+    expect(readdirSync(dir)).toEqual(['session-secret']);
+  });
+});

@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Db } from '../../src/db/db';
+import { openPglite } from '../../src/db/pglite';
+import { createPostgres } from '../support/db';
+import { freePort, startServer, type RunningServer } from '../support/server';
+export { createLinkOver } from './link-over-http';
+
+/** Where a real server keeps its data: its own PGlite store, or a throwaway Postgres database. */
+export interface E2eBackend {
+  name: 'pglite' | 'postgres';
+  env: Record<string, string>;
+  /**
+   * Reads the server's database. Postgres: at any time. PGlite: only while no server runs on
+   * the data directory (the embedded store belongs to one process).
+   */
+  query<T>(dataDir: string, text: string, params?: unknown[]): Promise<T[]>;
+  db?: Db;
+}
+
+export async function e2eBackends(): Promise<E2eBackend[]> {
+  const list: E2eBackend[] = [
+    {
+      name: 'pglite',
+      env: {},
+      async query<T>(dataDir: string, text: string, params: unknown[] = []) {
+        const db = await openPglite(join(dataDir, 'pglite'));
+        try {
+          return await db.query<T>(text, params);
+        } finally {
+          await db.close();
+        }
+      },
+    },
+  ];
+  if (process.env.DATABASE_URL) {
+    const { db, url } = await createPostgres({ migrated: false });
+    list.push({ name: 'postgres', env: { DATABASE_URL: url }, db, query: (_dataDir, text, params) => db.query(text, params) });
+  }
+  return list;
+}
+
+/** A real server whose TRACKING_URL is its own address, so links without a domain answer on it. */
+export async function startTrackingServer(backend: E2eBackend, dataDir?: string): Promise<RunningServer> {
+  const port = await freePort();
+  return startServer({ ...backend.env, PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` }, { dataDir });
+}
+
+/** Restarts on the same port and data directory (the journal lives there). */
+export function restartTrackingServer(backend: E2eBackend, previous: RunningServer): Promise<RunningServer> {
+  return startServer({ ...backend.env, PORT: String(previous.port), TRACKING_URL: `http://127.0.0.1:${previous.port}` }, { dataDir: previous.dataDir });
+}
+
+/** One click; the click id when it was answered with a 302, null when it was not answered. */
+export async function clickOnce(server: RunningServer, slug: string, query = ''): Promise<string | null> {
+  try {
+    const res = await fetch(`${server.url}/c/${slug}${query}`, { redirect: 'manual', headers: { 'user-agent': 'e2e-load/1.0 (X11; Linux x86_64)' } });
+    await res.arrayBuffer();
+    if (res.status !== 302) return null;
+    return new URL(res.headers.get('location')!).searchParams.get('svc_click_id');
+  } catch {
+    return null;
+  }
+}
+
+/** `total` clicks, `concurrency` at a time; resolves to the ids of the answered ones. */
+export async function clickMany(server: RunningServer, slug: string, total: number, concurrency = 16): Promise<string[]> {
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        const id = await clickOnce(server, slug);
+        if (id) ids.push(id);
+      }
+    }),
+  );
+  return ids;
+}
+
+/** Click ids sitting in the server's journal files (written, maybe not yet in the database). */
+export function journaledClickIds(dataDir: string): Set<string> {
+  const dir = join(dataDir, 'journal');
+  const ids = new Set<string>();
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.jsonl'))) {
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        const entry = JSON.parse(line) as { k: string; r: { id: string } };
+        if (entry.k === 'c') ids.add(entry.r.id);
+      } catch {}
+    }
+  }
+  return ids;
+}
+
+export function segmentFiles(dataDir: string): string[] {
+  return readdirSync(join(dataDir, 'journal')).filter((file) => file.endsWith('.jsonl'));
+}
+
+export async function storedClickIds(backend: E2eBackend, dataDir: string, linkId: string): Promise<Set<string>> {
+  const rows = await backend.query<{ id: string }>(dataDir, 'SELECT id FROM clicks WHERE link_id = $1', [linkId]);
+  return new Set(rows.map((row) => row.id));
+}

@@ -1,0 +1,59 @@
+import { describe, expect, test } from 'bun:test';
+import { readdirSync } from 'node:fs';
+import { clickMany, createLinkOver, e2eBackends, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
+
+/**
+ * Stops the machine's real Postgres for a few seconds while the real server keeps answering.
+ * Runs only when DATABASE_URL points at that server; other suites share it, so the outage is
+ * kept as short as the clicks take, and Postgres is always started again.
+ */
+const cluster = (action: 'stop' | 'start') => {
+  const version = readdirSync('/etc/postgresql')[0]!;
+  const args = ['pg_ctlcluster', '--skip-systemctl-redirect', version, 'main', action, ...(action === 'stop' ? ['-m', 'fast'] : [])];
+  const result = Bun.spawnSync(args, { stdout: 'pipe', stderr: 'pipe' });
+  if (result.exitCode !== 0) throw new Error(`${args.join(' ')}: ${result.stderr.toString()}`);
+};
+
+async function waitForAll(backend: E2eBackend, dataDir: string, linkId: string, ids: string[]): Promise<Set<string>> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const stored = await storedClickIds(backend, dataDir, linkId);
+      if (ids.every((id) => stored.has(id)) || Date.now() > deadline) return stored;
+    } catch {
+      if (Date.now() > deadline) throw new Error('Postgres did not come back');
+    }
+    await Bun.sleep(250);
+  }
+}
+
+const postgres = (await e2eBackends()).find((backend) => backend.name === 'postgres');
+if (postgres) {
+  describe('Postgres stopped mid-load', () => {
+    test(
+      'redirects keep answering and every click lands once Postgres is back',
+      async () => {
+        const server = await startTrackingServer(postgres);
+        const link = await createLinkOver(server);
+        const warm = await clickMany(server, link.slug, 5, 1);
+        await waitForAll(postgres, server.dataDir, link.id, warm);
+
+        let duringOutage: string[] = [];
+        try {
+          cluster('stop');
+          duringOutage = await clickMany(server, link.slug, 200, 8);
+        } finally {
+          cluster('start');
+        }
+        expect(duringOutage).toHaveLength(200);
+
+        const stored = await waitForAll(postgres, server.dataDir, link.id, duringOutage);
+        expect(duringOutage.filter((id) => !stored.has(id))).toEqual([]);
+        expect(stored.size).toBe(205);
+        expect(await server.stop('SIGTERM')).toBe(0);
+        expect(server.output()).toContain('records kept in the journal');
+      },
+      120_000,
+    );
+  });
+}

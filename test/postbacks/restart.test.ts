@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'bun:test';
+import { eventually } from '../support/conversion-fixtures';
+import { createPostgres } from '../support/db';
+import { startServer, type RunningServer } from '../support/server';
+import { receiver } from './receiver';
+
+/** Signs up through the real server and returns an API key of the new organization. */
+async function apiKeyOf(server: RunningServer): Promise<string> {
+  const email = `pb${Date.now()}${Math.random().toString(36).slice(2)}@example.com`;
+  const registered = await fetch(`${server.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'password123', organization: 'Restart' }),
+  });
+  expect(registered.status).toBe(201);
+  const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
+  const key = await fetch(`${server.url}/api/dashboard/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ name: 'restart' }),
+  });
+  return ((await key.json()) as { api_key: string }).api_key;
+}
+
+const stores: { name: string; env: () => Promise<Record<string, string>> }[] = [{ name: 'pglite', env: async () => ({}) }];
+if (process.env.DATABASE_URL) stores.push({ name: 'postgres', env: async () => ({ DATABASE_URL: (await createPostgres({ migrated: false })).url }) });
+
+for (const store of stores) {
+  describe(`postback retries across a crash of the real server on ${store.name}`, () => {
+    test('a delivery that failed before the crash is retried and delivered after the restart', async () => {
+      const endpoint = receiver((n) => (n < 2 ? 500 : 200));
+      const env = { ...(await store.env()), POSTBACK_ALLOW_PRIVATE: '1' };
+      let server = await startServer(env, { timeoutMs: 120_000 });
+      try {
+        const auth = { authorization: `Bearer ${await apiKeyOf(server)}`, 'content-type': 'application/json' };
+        const created = await fetch(`${server.url}/api/v1/postback-destinations`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ url: `${endpoint.url}/pb?cid={click_id}&o={order_id}` }),
+        });
+        expect(created.status).toBe(201);
+        const conversion = await fetch(`${server.url}/api/v1/conversions`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ click_id: 'restart-click', order_id: 'R-1' }),
+        });
+        expect(conversion.status).toBe(201);
+        // The first attempt fails; the process dies before the retry is due.
+        await eventually(async () => (endpoint.received.length >= 1 ? true : undefined));
+        await server.stop('SIGKILL');
+        expect(endpoint.received).toHaveLength(1);
+
+        server = await startServer(env, { dataDir: server.dataDir, timeoutMs: 120_000 });
+        const log = await eventually(async () => {
+          const res = await fetch(`${server.url}/api/v1/postback-deliveries`, { headers: auth });
+          const { data } = (await res.json()) as { data: { status: string; attempts: number; lastStatusCode: number }[] };
+          return data[0]?.status === 'delivered' ? data[0] : undefined;
+        }, 60_000, 200);
+        expect(log).toMatchObject({ status: 'delivered', attempts: 3, lastStatusCode: 200 });
+        expect(endpoint.received).toHaveLength(3);
+        expect(endpoint.received.every((r) => r.url.searchParams.get('o') === 'R-1' && r.url.searchParams.get('cid') === 'restart-click')).toBe(true);
+      } finally {
+        await server.stop('SIGTERM');
+      }
+    }, 300_000);
+  });
+}

@@ -1,0 +1,75 @@
+import type { Db } from '../../src/db/db';
+import { newId } from '../../src/shared/ids';
+import type { IpHasher } from '../../src/shared/ip-hash';
+import { insertApp } from './fixtures';
+
+/** An app with its SDK key; settings go in as text cast to jsonb so both drivers store an object. */
+export async function sdkApp(db: Db, orgId: string, input: { platform?: string; reattributionDays?: number; settings?: Record<string, unknown> } = {}) {
+  const app = await insertApp(db, orgId, { platform: input.platform ?? 'android', reattributionDays: input.reattributionDays });
+  await db.query('UPDATE apps SET settings = $2::text::jsonb WHERE id = $1', [app.appId, JSON.stringify(input.settings ?? {})]);
+  return app;
+}
+
+export interface ClickInput {
+  orgId: string;
+  createdAt: Date;
+  id?: string;
+  ip?: string | null;
+  linkId?: string | null;
+  campaignId?: string | null;
+  gclid?: string | null;
+  osFamily?: string | null;
+  osVersion?: string | null;
+  deviceType?: string | null;
+  dropReason?: string | null;
+}
+
+/** A click as the redirect pipeline stores it, hashes included. */
+export async function insertClick(db: Db, ipHasher: IpHasher, input: ClickInput): Promise<string> {
+  const id = input.id ?? newId();
+  const ip = input.ip === undefined ? '203.0.113.10' : input.ip;
+  await db.query(
+    `INSERT INTO clicks (id, org_id, link_id, campaign_id, created_at, gclid, next_hop_url, ip, ip_day_hash, household_hash,
+       os_family, os_version, device_type, drop_reason)
+     VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      id,
+      input.orgId,
+      input.linkId ?? null,
+      input.campaignId ?? null,
+      input.createdAt.toISOString(),
+      input.gclid ?? null,
+      'https://shop.example.com/landing',
+      ip,
+      ip ? ipHasher.ipDay(ip, input.createdAt) : null,
+      ip ? ipHasher.household(ip) : null,
+      input.osFamily === undefined ? 'Android' : input.osFamily,
+      input.osVersion ?? null,
+      input.deviceType === undefined ? 'mobile' : input.deviceType,
+      input.dropReason ?? null,
+    ],
+  );
+  return id;
+}
+
+/** An impression as the /i pixel stores it: hashes only, never the address. */
+export async function insertImpression(
+  db: Db,
+  ipHasher: IpHasher,
+  input: { orgId: string; ip: string; createdAt: Date; campaignId?: string | null; appId?: string | null },
+): Promise<string> {
+  const id = newId();
+  await db.query(
+    `INSERT INTO impressions (id, org_id, campaign_id, app_id, ip_day_hash, household_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz)`,
+    [id, input.orgId, input.campaignId ?? null, input.appId ?? null, ipHasher.ipDay(input.ip, input.createdAt), ipHasher.household(input.ip), input.createdAt.toISOString()],
+  );
+  return id;
+}
+
+export const minutesAgo = (base: Date, minutes: number) => new Date(base.getTime() - minutes * 60_000);
+export const hoursAgo = (base: Date, hours: number) => minutesAgo(base, hours * 60);
+export const daysAgo = (base: Date, days: number) => minutesAgo(base, days * 24 * 60);
+
+/** A 64-hex device id the SDK would send (the SHA-256 of a platform id). */
+export const hashedDeviceId = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, '0')).join('');

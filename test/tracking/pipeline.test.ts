@@ -1,0 +1,133 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createIpHasher } from '../../src/shared/ip-hash';
+import { createClickPipeline, type Enrich } from '../../src/tracking/click-pipeline';
+import { createIngestion } from '../../src/tracking/enrich/ingest';
+import { JournalBusy } from '../../src/tracking/journal';
+import { backends } from '../support/db';
+import { orgWithKey } from '../support/fixtures';
+import { countRows, flakyDb, makeClick, makeImpression } from './support';
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));
+const segments = (dataDir: string) => readdirSync(join(dataDir, 'journal')).filter((name) => name.endsWith('.jsonl'));
+const ingestion = createIngestion({ ipHasher: createIpHasher('pipeline-test-secret-0123456789-0123456789') });
+const enrich: Enrich = (click) => ingestion.enrich(click);
+
+for (const backend of backends()) {
+  describe(`click pipeline on ${backend.name}`, async () => {
+    const db = await backend.create();
+
+    describe('happy', () => {
+      test('clicks and impressions land in Postgres, enriched, in multi-row batches; committed segments are deleted', async () => {
+        const { orgId } = await orgWithKey(db);
+        const dataDir = freshDir();
+        const pipeline = createClickPipeline({ db, dataDir, enrich }, { journal: { segmentRecords: 100, memorySegments: 2 } });
+        await pipeline.start();
+        const clicks = Array.from({ length: 1234 }, () => makeClick(orgId));
+        for (const [i, click] of clicks.entries()) {
+          pipeline.recordClick(click);
+          if (i % 10 === 0) pipeline.recordImpression(makeImpression(orgId));
+        }
+        await pipeline.flush();
+        expect(pipeline.pending()).toBe(0);
+        expect(await countRows(db, 'clicks', orgId)).toBe(1234);
+        expect(await countRows(db, 'impressions', orgId)).toBe(124);
+        const row = (await db.query<Record<string, any>>('SELECT * FROM clicks WHERE id = $1', [clicks[7]!.id]))[0]!;
+        expect(row).toMatchObject({ country: 'US', os_family: 'Windows', device_type: 'desktop', params: { utm_source: 'x' } });
+        expect(row.ip_day_hash).toMatch(/^[0-9a-f]{64}$/);
+        // Only the active segment remains.
+        expect(segments(dataDir).length).toBeLessThanOrEqual(1);
+        await pipeline.stop();
+        expect(segments(dataDir)).toEqual([]);
+      });
+
+      test('stop() writes everything still waiting and leaves an empty journal', async () => {
+        const { orgId } = await orgWithKey(db);
+        const dataDir = freshDir();
+        const pipeline = createClickPipeline({ db, dataDir, enrich }, { intervalMs: 60_000, batchSize: 10_000 });
+        await pipeline.start();
+        for (let i = 0; i < 300; i++) pipeline.recordClick(makeClick(orgId));
+        expect(await countRows(db, 'clicks', orgId)).toBe(0);
+        await pipeline.stop();
+        expect(await countRows(db, 'clicks', orgId)).toBe(300);
+        expect(readdirSync(join(dataDir, 'journal'))).toEqual([]);
+      });
+
+      test('start() replays what a crashed run left, skipping a torn line and rows already written', async () => {
+        const { orgId } = await orgWithKey(db);
+        const dataDir = freshDir();
+        const clicks = Array.from({ length: 40 }, () => makeClick(orgId));
+        // The crashed run had written the first ten before it died.
+        await db.bulkInsert('clicks', ['id', 'org_id', 'created_at', 'next_hop_url'], clicks.slice(0, 10).map((c) => [c.id, c.org_id, c.created_at, c.next_hop_url]));
+        mkdirSync(join(dataDir, 'journal'));
+        const lines = clicks.map((r) => JSON.stringify({ k: 'c', r }));
+        writeFileSync(join(dataDir, 'journal', 'segment-000000000003.jsonl'), `${lines.slice(0, 25).join('\n')}\n`);
+        writeFileSync(join(dataDir, 'journal', 'segment-000000000004.jsonl'), `${lines.slice(25).join('\n')}\n{"k":"c","r":{"id":"tor`);
+        const pipeline = createClickPipeline({ db, dataDir, enrich });
+        await pipeline.start();
+        expect(pipeline.pending()).toBe(0);
+        expect(await countRows(db, 'clicks', orgId)).toBe(40);
+        expect(segments(dataDir)).toEqual([]);
+        await pipeline.stop();
+      });
+
+      test('a click that enrichment cannot handle is stored as captured', async () => {
+        const { orgId } = await orgWithKey(db);
+        const broken = makeClick(orgId);
+        const pipeline = createClickPipeline({
+          db,
+          dataDir: freshDir(),
+          enrich: (click) => {
+            if (click.id === broken.id) throw new Error('enrichment bug');
+            return enrich(click);
+          },
+        });
+        await pipeline.start();
+        pipeline.recordClick(broken);
+        pipeline.recordClick(makeClick(orgId));
+        await pipeline.flush();
+        expect(await countRows(db, 'clicks', orgId)).toBe(2);
+        await pipeline.stop();
+      });
+    });
+
+    describe('errors', () => {
+      test('while the database refuses writes, clicks stay journaled with bounded memory, and all land once it is back', async () => {
+        const { orgId } = await orgWithKey(db);
+        const flaky = flakyDb(db);
+        const dataDir = freshDir();
+        const pipeline = createClickPipeline({ db: flaky, dataDir, enrich }, { journal: { segmentRecords: 50, memorySegments: 2 } });
+        await pipeline.start();
+        flaky.down = true;
+        for (let i = 0; i < 500; i++) pipeline.recordClick(makeClick(orgId));
+        await expect(pipeline.flush()).rejects.toThrow('database unavailable');
+        expect(pipeline.pending()).toBe(500);
+        expect(segments(dataDir)).toHaveLength(10);
+        flaky.down = false;
+        await pipeline.flush();
+        expect(await countRows(db, 'clicks', orgId)).toBe(500);
+        expect(segments(dataDir).length).toBeLessThanOrEqual(1);
+        await pipeline.stop();
+      });
+
+      test('a stopped pipeline refuses new records', async () => {
+        const pipeline = createClickPipeline({ db, dataDir: freshDir(), enrich });
+        await pipeline.start();
+        await pipeline.stop();
+        expect(() => pipeline.recordClick(makeClick('org'))).toThrow('click pipeline is stopped');
+      });
+    });
+
+    describe('security', () => {
+      test('two pipelines never share one journal', async () => {
+        const dataDir = freshDir();
+        const first = createClickPipeline({ db, dataDir, enrich });
+        expect(() => createClickPipeline({ db, dataDir, enrich })).toThrow(JournalBusy);
+        await first.start();
+        await first.stop();
+      });
+    });
+  });
+}

@@ -1,0 +1,40 @@
+import type { Db } from '../../src/db/db';
+import { newId } from '../../src/shared/ids';
+import type { ClickRecord } from '../../src/tracking/click.model';
+import type { ImpressionRecord } from '../../src/tracking/tracking.model';
+
+/** A click as the redirect would journal it, before enrichment. */
+export function makeClick(orgId: string, overrides: Partial<ClickRecord> = {}): ClickRecord {
+  return {
+    id: newId(), org_id: orgId, link_id: null, campaign_id: null, created_at: new Date().toISOString(),
+    gclid: null, gbraid: null, wbraid: null, campaign_ext_id: null, ad_group_ext_id: null, creative_id: null,
+    keyword: null, match_type: null, network: null, device: null, placement: null, target_id: null,
+    loc_physical_ms: null, loc_interest_ms: null, ad_position: null, next_hop_url: 'https://lp.example.com/?svc_click_id=x',
+    transparent_param_present: false, force_transparent: false, is_bot: false, latency_ms: 0, ip: '8.8.8.8',
+    ip_day_hash: null, household_hash: null, user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)', referer: null,
+    country: null, os_family: null, os_version: null, device_type: null, drop_reason: null, params: { utm_source: 'x' },
+    ...overrides,
+  };
+}
+
+export function makeImpression(orgId: string, overrides: Partial<ImpressionRecord> = {}): ImpressionRecord {
+  return {
+    id: newId(), org_id: orgId, campaign_id: null, app_id: null, creative_id: null, placement: null, partner: null,
+    ip_day_hash: 'd'.repeat(64), household_hash: 'h'.repeat(64), user_agent: null, os: null, device_type: null,
+    country: null, source: 'pixel', created_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/** The same database, with writes refused while `down` is true (an outage the test controls). */
+export function flakyDb(db: Db): Db & { down: boolean } {
+  const wrapped = Object.create(db) as Db & { down: boolean };
+  wrapped.down = false;
+  wrapped.bulkInsert = (...args) => (wrapped.down ? Promise.reject(new Error('database unavailable')) : db.bulkInsert(...args));
+  return wrapped;
+}
+
+export async function countRows(db: Db, table: 'clicks' | 'impressions', orgId: string): Promise<number> {
+  const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1`, [orgId]);
+  return rows[0]!.n;
+}
