@@ -68,7 +68,7 @@ async function drive(url: string, seconds: number): Promise<Load> {
     const r = JSON.parse(line.slice('WRK_RESULT '.length));
     return { rps: r.requests / (r.duration_us / 1e6), p50_ms: r.p50_us / 1000, p99_ms: r.p99_us / 1000, redirects: r.redirects, other: r.other };
   }
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, workers: 0, followRedirect: false });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
   return {
     rps: result.requests.total / (result.duration || seconds),
     p50_ms: result.latency.p50,
@@ -146,6 +146,7 @@ async function service(databaseUrl: string | undefined) {
     stored = (await db.query<{ n: number }>(countSql, [linkId]))[0]!.n;
     await db.close();
   }
+  if (stored < load.redirects) console.error(`bench: fewer clicks stored than answered; server output:\n${server.output().slice(-3000)}`);
   return { load, stored };
 }
 

@@ -12,7 +12,7 @@ import {
   type ConversionSource,
   type PostbackQuery,
 } from './conversions.model';
-import { listConversions, saveConversion } from './conversions.repo';
+import { listConversions, saveConversion, saveIfClickMatches, type ConversionFields } from './conversions.repo';
 
 export interface ConversionsDeps {
   db: Db;
@@ -75,26 +75,27 @@ export async function recordConversion(
   source: ConversionSource,
 ): Promise<ConversionResult> {
   if (input.click_id === undefined && input.gclid === undefined) throw validationError(ONE_OF);
-  const click = await matchClick(deps, principal.orgId, { clickId: input.click_id, gclid: input.gclid });
-  const eventName = input.event ?? DEFAULT_EVENT;
-  const saved = await saveConversion(
-    deps.db,
-    {
-      id: newId(),
-      orgId: principal.orgId,
+  const fields: ConversionFields = {
+    id: newId(),
+    orgId: principal.orgId,
+    eventName: input.event ?? DEFAULT_EVENT,
+    value: input.value ?? null,
+    currency: input.currency?.toUpperCase() ?? null,
+    orderId: input.order_id ?? null,
+    gclid: input.gclid ?? null,
+    source,
+    apiKeyId: principal.keyId,
+  };
+  const auditId = newId();
+  let saved = input.click_id === undefined ? null : await saveIfClickMatches(deps.db, fields, auditId, input.click_id);
+  if (!saved) {
+    const click = await matchClick(deps, principal.orgId, { clickId: input.click_id, gclid: input.gclid });
+    saved = await saveConversion(deps.db, fields, auditId, {
       clickId: click?.id ?? input.click_id ?? null,
       campaignId: click?.campaignId ?? null,
-      eventName,
-      value: input.value ?? null,
-      currency: input.currency?.toUpperCase() ?? null,
-      orderId: input.order_id ?? null,
-      gclid: input.gclid ?? null,
-      source,
       matched: click !== null,
-      apiKeyId: principal.keyId,
-    },
-    newId(),
-  );
+    });
+  }
   if (saved.queued > 0) deps.onDeliveriesQueued?.();
   return { ok: true, id: saved.id, matched: saved.matched };
 }

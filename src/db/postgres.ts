@@ -14,18 +14,18 @@ const sharedTypes = {
   jsonb: { to: 3802, from: [3802], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
 };
 
-export function openPostgres(url: string, options: { max?: number } = {}): Db {
+export function openPostgres(url: string, options: { max?: number; idleTimeoutSeconds?: number } = {}): Db {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    idle_timeout: options.idleTimeoutSeconds,
     onnotice: () => {},
     types: sharedTypes,
-    // Statements are parameterised text; preparing each distinct text is what makes repeats fast.
-    prepare: true,
     connection: { application_name: 'svc' },
   });
   const run = (runner: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
-      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+      // Prepared: each distinct statement text is planned once per connection, not per call.
+      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
       return rows as unknown as T[];
     },
     async exec(script: string) {

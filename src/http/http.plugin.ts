@@ -61,8 +61,14 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
-/** A request whose chunked body fails with 413 once it passes `limit` bytes. */
-function capBody(request: Request, limit: number): Request {
+const BODY_READERS = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'] as const;
+
+/**
+ * Makes a chunked body fail with 413 once it passes `limit` bytes, whoever reads it. The
+ * request object itself is kept (its readers are redirected to the counted stream) because
+ * Bun ties the socket address, `server.requestIP(request)`, to that very object.
+ */
+function capBody(request: Request, limit: number): void {
   let seen = 0;
   const capped = request.body!.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -73,7 +79,11 @@ function capBody(request: Request, limit: number): Request {
       },
     }),
   );
-  return new Request(request, { body: capped, duplex: 'half' } as RequestInit);
+  const counted = new Response(capped, { headers: { 'content-type': request.headers.get('content-type') ?? '' } });
+  Object.defineProperty(request, 'body', { value: capped, configurable: true });
+  for (const reader of BODY_READERS) {
+    Object.defineProperty(request, reader, { value: () => counted[reader](), configurable: true });
+  }
 }
 
 export interface HttpDeps {
@@ -96,15 +106,10 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
 
   return new Elysia({ name: 'http-rules' })
     .headers(SECURITY_HEADERS)
-    .onRequest(async (context) => {
-      const { request, server, set } = context;
+    .onRequest(async ({ request, server, set }) => {
       const declared = request.headers.get('content-length');
       if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
-      if (declared === null && request.body && request.headers.has('transfer-encoding')) {
-        // Bun ties the socket address to the original request: the rate limit below reads it
-        // from `request`; handlers after the swap see requestIP() === null for this rare case.
-        (context as { request: Request }).request = capBody(request, MAX_BODY_BYTES);
-      }
+      if (declared === null && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
       const path = pathOf(request.url);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);

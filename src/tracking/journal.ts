@@ -1,15 +1,22 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * An append-only journal of JSON lines in numbered segment files. `append` returns only after
- * the line is in the file (a synchronous write: the operating system keeps it even if this
- * process is killed with -9), so a redirect answered after it is never lost. Records are
- * consumed oldest first and committed as a prefix; a segment file is deleted only once it is
- * closed and all of its records are committed.
+ * An append-only journal of JSON lines in numbered segment files. The active segment is a
+ * shared memory mapping of a preallocated file: `append` copies the line into the page cache
+ * with no system call, and the operating system keeps it even if this process is killed with -9
+ * (written pages belong to the file, not to the process). A redirect answered after `append`
+ * is therefore never lost. Records are consumed oldest first and committed as a prefix; a
+ * segment file is deleted only once it is full and all of its records are committed.
  *
- * Memory stays bounded however long the database is away: only the newest few segments keep
- * their records in memory; the others are read back from disk when their turn comes.
+ * No record is kept in the process heap: the batcher reads them back from the mapping (or, for
+ * older segments, from the file), so memory stays bounded however long the database is away.
+ *
+ * A line ends with '\n' and the unwritten tail of a segment is zeros; JSON never contains either
+ * byte raw, so a line cut short by a crash is recognisable and skipped. The next segment file is
+ * written full of zeros in the background, so its blocks exist before the mapping first touches
+ * them (a write into a hole of a sparse file costs a block allocation inside the page fault).
  */
 export interface Journal<T> {
   append(record: T): void;
@@ -18,38 +25,43 @@ export interface Journal<T> {
   /** Total appended since open (a position for flush waiters) and total committed. */
   appended(): number;
   committed(): number;
-  /** Records held in memory (bounded by segmentRecords x (memorySegments + 1)). */
-  memoryRecords(): number;
   /** The oldest uncommitted records (at most `max`, from one segment); `commit` marks them done. */
   peek(max: number): { records: T[]; commit(): void } | null;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface JournalOptions {
-  /** Records per segment file. */
-  segmentRecords?: number;
-  /** Segments whose records are also kept in memory. */
-  memorySegments?: number;
+  /** Size of a segment file (sparse until written). */
+  segmentBytes?: number;
 }
 
-interface Segment<T> {
+interface Segment {
   seq: number;
   path: string;
-  fd: number | null;
+  /** The live mapping while this is the active segment. */
+  map: Uint8Array | null;
+  /** File contents, read once a closed segment's turn comes (dropped when it is deleted). */
+  bytes: Uint8Array | null;
+  size: number;
   count: number;
   done: number;
-  records: T[] | null;
+  doneOffset: number;
+  closed: boolean;
 }
 
 const SEGMENT_FILE = /^segment-(\d{12})\.jsonl$/;
 const LOCK_FILE = 'journal.pid';
+const SPARE_FILE = 'next-segment.tmp';
+const ZEROS = new Uint8Array(1024 * 1024);
+const NEWLINE = 0x0a;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export function openJournal<T>(dir: string, options: JournalOptions = {}): Journal<T> {
-  const segmentRecords = options.segmentRecords ?? 4096;
-  const memorySegments = options.memorySegments ?? 4;
+  const segmentBytes = options.segmentBytes ?? 8 * 1024 * 1024;
   mkdirSync(dir, { recursive: true });
   const unlock = lockDir(dir);
-  const segments: Segment<T>[] = [];
+  const segments: Segment[] = [];
   let appendedTotal = 0;
   let committedTotal = 0;
   let pendingTotal = 0;
@@ -61,102 +73,147 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     .map((match) => ({ seq: Number(match[1]), path: join(dir, match[0]) }))
     .sort((a, b) => a.seq - b.seq);
   for (const { seq, path } of existing) {
-    const count = readSegment<T>(path).length;
+    const bytes = written(readFileSync(path));
+    const count = countLines(bytes);
     if (count === 0) {
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, fd: null, count, done: 0, records: null });
+    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
+  let active: Segment | null = null;
+  const sparePath = join(dir, SPARE_FILE);
+  rmSync(sparePath, { force: true }); // half written by an earlier run
+  let spareReady = false;
+  let preparing: Promise<void> | null = null;
 
-  const openSegment = (): Segment<T> => {
+  const prepareSpare = () => {
+    if (preparing || spareReady) return;
+    preparing = (async () => {
+      const file = await open(sparePath, 'w');
+      try {
+        for (let at = 0; at < segmentBytes; at += ZEROS.length) await file.write(ZEROS, 0, Math.min(ZEROS.length, segmentBytes - at));
+      } finally {
+        await file.close();
+      }
+      spareReady = true;
+    })()
+      .catch((error) => console.error('journal: preparing the next segment failed', error))
+      .finally(() => (preparing = null));
+  };
+
+  const openSegment = (): Segment => {
     const seq = nextSeq++;
     const path = join(dir, `segment-${String(seq).padStart(12, '0')}.jsonl`);
-    const inMemory = segments.filter((segment) => segment.records !== null).length < memorySegments;
-    const segment: Segment<T> = { seq, path, fd: openSync(path, 'a'), count: 0, done: 0, records: inMemory ? [] : null };
+    if (spareReady) {
+      renameSync(sparePath, path);
+      spareReady = false;
+    } else {
+      const fd = openSync(path, 'wx');
+      try {
+        ftruncateSync(fd, segmentBytes);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const segment: Segment = { seq, path, map: Bun.mmap(path), bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
     segments.push(segment);
+    prepareSpare();
     return segment;
   };
+  prepareSpare();
 
-  const closeSegment = (segment: Segment<T>) => {
-    if (segment.fd !== null) closeSync(segment.fd);
-    segment.fd = null;
-    if (segment.done === segment.count) {
-      rmSync(segment.path, { force: true });
-      segments.splice(segments.indexOf(segment), 1);
-    }
+  const retire = (segment: Segment) => {
+    segment.closed = true;
+    segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
+    if (segment.done === segment.count) remove(segment);
   };
 
-  let active: Segment<T> | null = null;
+  const remove = (segment: Segment) => {
+    rmSync(segment.path, { force: true });
+    segments.splice(segments.indexOf(segment), 1);
+  };
 
   return {
     append(record) {
-      if (!active || active.count >= segmentRecords) {
-        if (active) closeSegment(active);
+      const line = `${JSON.stringify(record)}\n`;
+      // UTF-8 takes at most 3 bytes per UTF-16 unit; checking that bound first means a line is never split.
+      if (!active || active.size + line.length * 3 > segmentBytes) {
+        if (line.length * 3 > segmentBytes) throw new Error(`journal: a record of ${line.length} characters exceeds the segment size`);
+        if (active) retire(active);
         active = openSegment();
       }
-      writeFully(active.fd!, Buffer.from(`${JSON.stringify(record)}\n`));
+      const { written: bytes } = encoder.encodeInto(line, active.map!.subarray(active.size));
+      active.size += bytes;
       active.count++;
-      active.records?.push(record);
       appendedTotal++;
       pendingTotal++;
     },
     pending: () => pendingTotal,
     appended: () => appendedTotal,
     committed: () => committedTotal,
-    memoryRecords: () => segments.reduce((sum, segment) => sum + (segment.records?.length ?? 0), 0),
     peek(max) {
       const segment = segments.find((s) => s.done < s.count);
       if (!segment) return null;
-      // A disk-only segment is read back once its turn comes; it is the oldest, so at most one is.
-      segment.records ??= readSegment<T>(segment.path, false).slice(0, segment.count);
-      const start = segment.done;
-      const records = segment.records.slice(start, Math.min(segment.count, start + max));
+      // A closed segment is read from its file once its turn comes; it is the oldest, so at most one is held.
+      const source = segment.map ?? (segment.bytes ??= written(readFileSync(segment.path)));
+      const start = segment.doneOffset;
+      let end = start;
+      let lines = 0;
+      while (lines < max && segment.done + lines < segment.count) {
+        end = source.indexOf(NEWLINE, end) + 1;
+        lines++;
+      }
+      const records: T[] = [];
+      for (const line of decoder.decode(source.subarray(start, end - 1)).split('\n')) {
+        try {
+          records.push(JSON.parse(line) as T);
+        } catch {
+          console.error(`journal: skipping an unreadable line in ${segment.path}`);
+        }
+      }
       return {
         records,
         commit() {
-          if (segment.done !== start) throw new Error('journal: commit out of order');
-          segment.done += records.length;
-          committedTotal += records.length;
-          pendingTotal -= records.length;
-          if (segment.done === segment.count && segment.fd === null) closeSegment(segment);
+          if (segment.doneOffset !== start) throw new Error('journal: commit out of order');
+          segment.done += lines;
+          segment.doneOffset = end;
+          committedTotal += lines;
+          pendingTotal -= lines;
+          if (segment.done === segment.count && segment.closed) remove(segment);
         },
       };
     },
-    close() {
-      if (active) closeSegment(active);
+    async close() {
+      if (active) retire(active);
       active = null;
+      await preparing;
+      rmSync(sparePath, { force: true });
       unlock();
     },
   };
 }
 
-/** Parses a segment; a torn last line (the process died inside a write) is skipped. */
-function readSegment<T>(path: string, report = true): T[] {
-  const records: T[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (line === '') continue;
-    try {
-      records.push(JSON.parse(line) as T);
-    } catch {
-      if (report) console.error(`journal: skipping an unreadable line in ${path}`);
-    }
-  }
-  return records;
+/** The written part of a segment: up to the first zero byte (the preallocated, never written tail). */
+function written(bytes: Uint8Array): Uint8Array {
+  const end = bytes.indexOf(0);
+  return end < 0 ? bytes : bytes.subarray(0, end);
 }
 
-function writeFully(fd: number, bytes: Buffer): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+/** Complete lines only: a line a crash cut short has no '\n' and is not counted. */
+function countLines(bytes: Uint8Array): number {
+  let count = 0;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0; at = bytes.indexOf(NEWLINE, at + 1)) count++;
+  return count;
 }
 
 export class JournalBusy extends Error {}
 
-/** One process per journal directory: two writers would replay and delete each other's segments. */
 const heldHere = new Set<string>();
 
+/** One process per journal directory: two writers would replay and delete each other's segments. */
 function lockDir(dir: string): () => void {
   const file = join(dir, LOCK_FILE);
   if (heldHere.has(file)) throw new JournalBusy(`the click journal in ${dir} is already open in this process`);

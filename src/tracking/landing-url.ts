@@ -42,6 +42,22 @@ export function resolveLandingUrl(raw: string): LandingUrl {
   return checkHttpUrl(value);
 }
 
+/** Ads send the same landing URLs over and over: resolved values are remembered (bounded, emptied when full). */
+const resolvedCache = new Map<string, LandingUrl>();
+const RESOLVED_CACHE_LIMIT = 5000;
+const RESOLVED_CACHE_KEY_LENGTH = 2048;
+
+export function resolveLandingUrlCached(raw: string): LandingUrl {
+  const cached = resolvedCache.get(raw);
+  if (cached) return cached;
+  const resolved = resolveLandingUrl(raw);
+  if (raw.length <= RESOLVED_CACHE_KEY_LENGTH) {
+    if (resolvedCache.size >= RESOLVED_CACHE_LIMIT) resolvedCache.clear();
+    resolvedCache.set(raw, resolved);
+  }
+  return resolved;
+}
+
 /**
  * Accepts only absolute http(s) URLs with a host (no javascript:, data:, relative or
  * protocol-relative destinations). Characters that may not appear in a header (controls,

@@ -76,8 +76,27 @@ export interface ImpressionRecord {
 /** Limits on the pixel's query values; the partner limit is the spec's. */
 export const IMPRESSION_LIMITS = { partnerLength: 64, valueLength: 256 } as const;
 
-/** One line of the click journal: a click or an impression, as it will be inserted. */
-export type JournalEntry = { k: 'c'; r: ClickRecord } | { k: 'i'; r: ImpressionRecord };
+/**
+ * A click as the redirect journals it: only the fields that differ from CLICK_DEFAULTS, so the
+ * line written before each 302 stays short and cheap to serialise. The batcher completes it.
+ */
+export type JournaledClick = Partial<ClickRecord> & Pick<ClickRecord, 'id' | 'org_id' | 'created_at' | 'next_hop_url'>;
+
+export const CLICK_DEFAULTS: Omit<ClickRecord, 'id' | 'org_id' | 'created_at' | 'next_hop_url'> = {
+  link_id: null, campaign_id: null, gclid: null, gbraid: null, wbraid: null, campaign_ext_id: null,
+  ad_group_ext_id: null, creative_id: null, keyword: null, match_type: null, network: null, device: null,
+  placement: null, target_id: null, loc_physical_ms: null, loc_interest_ms: null, ad_position: null,
+  transparent_param_present: false, force_transparent: false, is_bot: false, latency_ms: null, ip: null,
+  ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null, os_family: null,
+  os_version: null, device_type: null, drop_reason: null, params: null,
+};
+
+export function completeClick(click: JournaledClick): ClickRecord {
+  return { ...CLICK_DEFAULTS, ...click };
+}
+
+/** One line of the click journal: a click or an impression. */
+export type JournalEntry = { k: 'c'; r: JournaledClick } | { k: 'i'; r: ImpressionRecord };
 
 export const CLICK_COLUMNS = [
   'id', 'org_id', 'link_id', 'campaign_id', 'created_at', 'gclid', 'gbraid', 'wbraid', 'campaign_ext_id',

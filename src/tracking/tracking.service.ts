@@ -5,9 +5,8 @@ import type { CampaignCache } from './campaign-cache';
 import type { GeoLookup } from './enrich/geo';
 import { parseIp } from './enrich/ip';
 import { parseUserAgent } from './enrich/user-agent';
-import type { ClickRecord } from './click.model';
 import type { ClickPipeline } from './click-pipeline';
-import { formDecode, rawQuery, resolveLandingUrl, withClickId } from './landing-url';
+import { formDecode, rawQuery, resolveLandingUrlCached, withClickId } from './landing-url';
 import type { CompiledLink, LinkCache } from './link-cache';
 import {
   ALLOWED_VALUES,
@@ -18,6 +17,7 @@ import {
   LANDING_PARAMS,
   TRANSPARENT_GIF,
   type ImpressionRecord,
+  type JournaledClick,
 } from './tracking.model';
 
 /** What a tracking handler takes from the request; nothing of the Elysia context. */
@@ -67,7 +67,7 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
   const given = LANDING_PARAMS.find((name) => (query.get(name) ?? '') !== '');
   let landing: string;
   if (given) {
-    const resolved = resolveLandingUrl(query.get(given)!);
+    const resolved = resolveLandingUrlCached(query.get(given)!);
     if (!resolved.ok) throw fieldError(given, resolved.reason);
     landing = resolved.url;
   } else if (force !== undefined) {
@@ -103,58 +103,34 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
 function captureClick(
   query: Map<string, string>,
   c: { id: string; link: CompiledLink; createdAt: string; nextHopUrl: string; transparentParamPresent: boolean; forceTransparent: boolean; request: TrackingRequest },
-): ClickRecord {
-  const click: ClickRecord = {
+): JournaledClick {
+  // Only what differs from CLICK_DEFAULTS: enrichment fields are filled by the batcher.
+  const click: JournaledClick = {
     id: c.id,
     org_id: c.link.orgId,
     link_id: c.link.id,
-    campaign_id: c.link.campaignId,
     created_at: c.createdAt,
-    gclid: null,
-    gbraid: null,
-    wbraid: null,
-    campaign_ext_id: null,
-    ad_group_ext_id: null,
-    creative_id: null,
-    keyword: null,
-    match_type: null,
-    network: null,
-    device: null,
-    placement: null,
-    target_id: null,
-    loc_physical_ms: null,
-    loc_interest_ms: null,
-    ad_position: null,
     next_hop_url: c.nextHopUrl,
-    transparent_param_present: c.transparentParamPresent,
-    force_transparent: c.forceTransparent,
-    is_bot: false,
-    latency_ms: null,
     ip: c.request.ip,
-    ip_day_hash: null,
-    household_hash: null,
-    user_agent: c.request.userAgent?.slice(0, CAPTURE_LIMITS.headerLength) ?? null,
-    referer: c.request.referer?.slice(0, CAPTURE_LIMITS.headerLength) ?? null,
-    country: null,
-    os_family: null,
-    os_version: null,
-    device_type: null,
-    drop_reason: null,
-    params: null,
   };
-  let extras: Record<string, string> | null = null;
+  if (c.link.campaignId) click.campaign_id = c.link.campaignId;
+  if (c.transparentParamPresent) click.transparent_param_present = true;
+  if (c.forceTransparent) click.force_transparent = true;
+  if (c.request.userAgent) click.user_agent = c.request.userAgent.slice(0, CAPTURE_LIMITS.headerLength);
+  if (c.request.referer) click.referer = c.request.referer.slice(0, CAPTURE_LIMITS.headerLength);
+  let extras: Record<string, string> | undefined;
   let extraCount = 0;
   for (const [name, raw] of query) {
-    const value = formDecode(raw);
     if (Object.hasOwn(CAPTURED_PARAMS, name)) {
       const param = name as keyof typeof CAPTURED_PARAMS;
-      click[CAPTURED_PARAMS[param]] = capturedValue(param, value);
-    } else if (!isControlParam(name) && value !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength) {
-      (extras ??= {})[name] = value.slice(0, CAPTURE_LIMITS.valueLength);
+      const value = capturedValue(param, formDecode(raw));
+      if (value !== null) click[CAPTURED_PARAMS[param]] = value;
+    } else if (raw !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength && !isControlParam(name)) {
+      (extras ??= {})[name] = formDecode(raw).slice(0, CAPTURE_LIMITS.valueLength);
       extraCount++;
     }
   }
-  click.params = extras;
+  if (extras) click.params = extras;
   return click;
 }
 

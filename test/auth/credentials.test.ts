@@ -1,5 +1,5 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { t as schema } from 'elysia';
 import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
 import { authPlugin } from '../../src/auth/auth.plugin';
@@ -14,6 +14,10 @@ import { body, testApp } from '../support/app';
 import { backends, createPostgres } from '../support/db';
 import { insertApp, orgWithKey } from '../support/fixtures';
 import { behindHttpRules } from '../support/http-harness';
+
+// PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
+// covers the shared cleanup hooks; this covers the tests of this file).
+setDefaultTimeout(120_000);
 
 
 const SECRET = 'credentials-test-session-secret-0123456789';

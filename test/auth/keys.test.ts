@@ -1,10 +1,14 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { authenticateApiKey } from '../../src/auth/api-keys';
 import { sha256Hex } from '../../src/auth/secrets';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';
+
+// PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
+// covers the shared cleanup hooks; this covers the tests of this file).
+setDefaultTimeout(120_000);
 
 
 const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;

@@ -1,10 +1,14 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { expectSecurityHeaders } from '../support/http-harness';
+
+// PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
+// covers the shared cleanup hooks; this covers the tests of this file).
+setDefaultTimeout(120_000);
 
 
 const email = () => `u${newId().toLowerCase()}@example.com`;

@@ -1,3 +1,4 @@
+import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import { newId } from '../../src/shared/ids';

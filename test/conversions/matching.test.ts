@@ -1,3 +1,4 @@
+import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { ulid } from 'ulid';

@@ -1,5 +1,5 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import postgres from 'postgres';
 import type { Db } from '../../src/db/db';
 import { migrate } from '../../src/db/migrate';
@@ -9,6 +9,10 @@ import { checkHealth } from '../../src/health/health.routes';
 import { body, testApp } from '../support/app';
 import { backends, createPostgres } from '../support/db';
 import { expectSecurityHeaders } from '../support/http-harness';
+
+// PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
+// covers the shared cleanup hooks; this covers the tests of this file).
+setDefaultTimeout(120_000);
 
 
 const VERSION = (await Bun.file(`${import.meta.dir}/../../package.json`).json()).version as string;

@@ -1,5 +1,5 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,10 @@ import { createServices } from '../../src/services';
 import { body, testApp, TEST_BASE_URL } from '../support/app';
 import { backends } from '../support/db';
 import { expectSecurityHeaders } from '../support/http-harness';
+
+// PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
+// covers the shared cleanup hooks; this covers the tests of this file).
+setDefaultTimeout(120_000);
 
 
 const withForwarded = (forwarded?: string) => new Request('http://api.test.local/x', { headers: forwarded ? { 'x-forwarded-for': forwarded } : {} });

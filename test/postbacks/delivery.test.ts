@@ -1,3 +1,4 @@
+import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { hmacSha256Hex } from '../../src/auth/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';

@@ -1,3 +1,4 @@
+import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';

@@ -1,3 +1,4 @@
+import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { eventually } from '../support/conversion-fixtures';
 import { createPostgres } from '../support/db';

@@ -1,4 +1,3 @@
-import { afterAll } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/db';
 import { createServices, type Services } from '../../src/services';
+import { onBeforeClose } from './db';
 
 export interface TestApp {
   app: App;
@@ -16,10 +16,6 @@ export interface TestApp {
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
-const stops: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
-}, 60_000);
 
 export const TEST_BASE_URL = 'http://api.test.local';
 export const TEST_TRACKING_URL = 'http://track.test.local';
@@ -39,7 +35,7 @@ export async function testApp(db: Db, env: Record<string, string> = {}): Promise
     ...env,
   });
   const services = await createServices(config, db);
-  stops.push(() => services.stop());
+  onBeforeClose(db, () => services.stop());
   const app = createApp(services);
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;

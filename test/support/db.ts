@@ -8,10 +8,11 @@ import { openPostgres } from '../../src/db/postgres';
 
 export interface Backend {
   name: 'pglite' | 'postgres';
-  /** A fresh, migrated, empty database; closed (and dropped) after the test file. */
+  /**
+   * A fresh, migrated, empty database, closed (and dropped) when the scope that asked for it
+   * ends: the describe block or test file, or the test itself when called inside a test.
+   */
   create(): Promise<Db>;
-  /** Connection URL of the fresh database (postgres only), for a second app instance or a child process. */
-  url?: string;
 }
 
 /** PGlite always; real Postgres too when DATABASE_URL is set (CI sets it). */
@@ -21,34 +22,49 @@ export function backends(): Backend[] {
   return list;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-// Dropping a database with FORCE can take seconds while other suites load the server.
-afterAll(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
-}, 60_000);
+/** Work to do before a database closes (an app instance's services must flush into it first). */
+const beforeClose = new WeakMap<Db, (() => Promise<void>)[]>();
+
+export function onBeforeClose(db: Db, stop: () => Promise<void>): void {
+  const list = beforeClose.get(db) ?? [];
+  list.push(stop);
+  beforeClose.set(db, list);
+}
+
+/**
+ * Registered when the database is made, so it runs when that scope ends. (A hook registered at
+ * a shared module's top level would belong to whichever file imported it first.)
+ */
+function closeWithScope(db: Db, close: () => Promise<void>): void {
+  afterAll(async () => {
+    for (const stop of (beforeClose.get(db) ?? []).reverse()) await stop().catch(() => {});
+    await close().catch(() => {});
+  }, 60_000);
+}
 
 async function createPglite(): Promise<Db> {
   const db = await openPglite();
   await migrate(db);
-  cleanups.push(() => db.close());
+  closeWithScope(db, () => db.close());
   return db;
 }
 
 /**
  * A throwaway database on the DATABASE_URL server, so test files never see each other's rows.
  * Returns its URL too, for tests that start a second instance or the real server on it.
+ * Connections are few and close when idle: a whole suite shares one server's connection limit.
  */
 export async function createPostgres(options: { migrated?: boolean } = {}): Promise<{ db: Db; url: string; name: string }> {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('createPostgres needs DATABASE_URL');
   const name = `svc_test_${ulid().toLowerCase()}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, idle_timeout: 2 });
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = openPostgres(url.toString(), { max: 10 });
+  const db = openPostgres(url.toString(), { max: 5, idleTimeoutSeconds: 5 });
   if (options.migrated !== false) await migrate(db);
-  cleanups.push(async () => {
+  closeWithScope(db, async () => {
     await db.close();
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();

@@ -23,7 +23,7 @@ for (const backend of backends()) {
       test('clicks and impressions land in Postgres, enriched, in multi-row batches; committed segments are deleted', async () => {
         const { orgId } = await orgWithKey(db);
         const dataDir = freshDir();
-        const pipeline = createClickPipeline({ db, dataDir, enrich }, { journal: { segmentRecords: 100, memorySegments: 2 } });
+        const pipeline = createClickPipeline({ db, dataDir, enrich }, { journal: { segmentBytes: 64 * 1024 } });
         await pipeline.start();
         const clicks = Array.from({ length: 1234 }, () => makeClick(orgId));
         for (const [i, click] of clicks.entries()) {
@@ -94,17 +94,17 @@ for (const backend of backends()) {
     });
 
     describe('errors', () => {
-      test('while the database refuses writes, clicks stay journaled with bounded memory, and all land once it is back', async () => {
+      test('while the database refuses writes, clicks stay journaled on disk, and all land once it is back', async () => {
         const { orgId } = await orgWithKey(db);
         const flaky = flakyDb(db);
         const dataDir = freshDir();
-        const pipeline = createClickPipeline({ db: flaky, dataDir, enrich }, { journal: { segmentRecords: 50, memorySegments: 2 } });
+        const pipeline = createClickPipeline({ db: flaky, dataDir, enrich }, { journal: { segmentBytes: 32 * 1024 } });
         await pipeline.start();
         flaky.down = true;
         for (let i = 0; i < 500; i++) pipeline.recordClick(makeClick(orgId));
         await expect(pipeline.flush()).rejects.toThrow('database unavailable');
         expect(pipeline.pending()).toBe(500);
-        expect(segments(dataDir)).toHaveLength(10);
+        expect(segments(dataDir).length).toBeGreaterThan(5);
         flaky.down = false;
         await pipeline.flush();
         expect(await countRows(db, 'clicks', orgId)).toBe(500);
