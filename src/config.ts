@@ -64,6 +64,9 @@ const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', 'pac
  * Parses the environment once. A bad value throws a ConfigError that names the variable,
  * so the process stops at boot instead of misbehaving later.
  */
+/** Variables whose values may carry a secret (a password inside a URL counts). */
+const SECRET_VARIABLES = new Set(['SESSION_SECRET', 'INGEST_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};
   for (const key of Object.keys(Environment.properties)) {
@@ -75,7 +78,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (firstError) {
     const variable = firstError.path.replace(/^\//, '') || 'environment';
     const schema = firstError.schema as { description?: string };
-    throw new ConfigError(variable, `${JSON.stringify(firstError.value)} is not ${schema.description ?? 'valid'} (${firstError.message})`);
+    // Secrets and credential-bearing URLs are never echoed: the message ends up in logs.
+    const shown = SECRET_VARIABLES.has(variable) ? 'the value' : JSON.stringify(firstError.value);
+    throw new ConfigError(variable, `${shown} is not ${schema.description ?? 'valid'} (${firstError.message})`);
   }
   const e = picked as Environment;
   const port = e.PORT ? Number(e.PORT) : 3000;
@@ -116,7 +121,7 @@ function parseUrl(variable: string, value: string): URL {
   try {
     return new URL(value);
   } catch {
-    throw new ConfigError(variable, `${JSON.stringify(value)} is not a valid URL`);
+    throw new ConfigError(variable, `${SECRET_VARIABLES.has(variable) ? 'the value' : JSON.stringify(value)} is not a valid URL`);
   }
 }
 

@@ -6,6 +6,8 @@ import { migrate } from './db/migrate';
 import { openDb } from './db/open';
 import { SOCKET_BODY_BACKSTOP_BYTES } from './http/http.plugin';
 import { createServices } from './services';
+import { nativeTrackingRoutes } from './tracking/tracking.routes';
+import type { Server } from 'bun';
 
 /** In-flight requests get this long after SIGTERM/SIGINT; then the process exits anyway. */
 const STOP_DEADLINE_MS = 25_000;
@@ -41,8 +43,17 @@ async function main() {
   }
   const services = await createServices(config, db);
   const app = createApp(services);
+  let server: Server<undefined>;
   try {
-    app.listen({ port: config.port, maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES });
+    server = Bun.serve({
+      port: config.port,
+      maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
+      // The click redirect and the pixel go straight from Bun's router to their handlers.
+      routes: nativeTrackingRoutes(services),
+      fetch: (request) => app.fetch(request),
+    });
+    // The app reads the socket (client IPs) through its server, as if it had listened itself.
+    app.server = server;
   } catch (error) {
     await services.stop().catch(() => {});
     await db.close().catch(() => {});
@@ -59,7 +70,7 @@ async function main() {
     // Order matters: no new requests, then the ones in flight finish, then pipelines flush
     // into the stores, then the stores close (PGlite writes its files on close).
     try {
-      await app.server?.stop(false);
+      await server.stop(false);
       await services.stop();
       await db.close();
     } catch (error) {

@@ -43,7 +43,8 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
   await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const tracking = await startTracking({ config, db, linkChanges, ipHasher });
-  const mirror = await startMirror(config, db, options.mirrorPath);
+  // The mirror waits while redirects have a backlog: answering clicks comes first.
+  const mirror = await startMirror(config, db, options.mirrorPath, () => tracking.clickPipeline.pending() > 0);
   const postbackWorker = createPostbackWorker(db, { ...DEFAULT_WORKER_OPTIONS, allowPrivate: config.postbackAllowPrivate, userAgent: `svc-postback/${config.version}` });
   postbackWorker.start();
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);

@@ -19,7 +19,7 @@ export interface Mirror {
   catchUp(): Promise<number>;
   /** One read-only SELECT on the mirror; $1 ... parameters; BIGINT and DECIMAL come back as number. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  /** Stops the interval, copies what is left, closes DuckDB. */
+  /** Stops the interval, copies what is left (for at most 5 s; the rest at the next start), closes DuckDB. */
   stop(): Promise<void>;
 }
 
@@ -32,7 +32,17 @@ export interface MirrorOptions {
   intervalMs?: number;
   batchSize?: number;
   log?: (message: string, error?: unknown) => void;
+  /**
+   * True while the node's ingest has a backlog (a burst of clicks). Interval rounds wait for
+   * it to clear, for at most MAX_DEFERRAL_MS, so copying never competes with answering
+   * redirects during a burst yet analytics never fall more than that behind. catchUp() ignores it.
+   */
+  busy?: () => boolean;
 }
+
+const MAX_DEFERRAL_MS = 30_000;
+/** How long stop() may spend on its final catch-up. */
+const STOP_BUDGET_MS = 5_000;
 
 interface Cursor {
   txid: string;
@@ -75,13 +85,14 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
     return described;
   }
 
-  async function round(): Promise<number> {
+  /** `more()` is asked between batches: false ends the round early (each table still gets one batch). */
+  async function round(more: () => boolean = () => true): Promise<number> {
     let copied = 0;
     let firstError: unknown;
     // One failing table (a cast it cannot make, say) must not stop the others.
     for (const table of await describeAll()) {
       try {
-        copied += await copyTable(writer, db, table, batchSize);
+        copied += await copyTable(writer, db, table, batchSize, more);
       } catch (error) {
         firstError ??= error;
       }
@@ -92,16 +103,29 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
 
   // Rounds never overlap: a catchUp() that arrives mid-round runs a full round after it, so it
   // sees every row that committed before the call.
-  function enqueue(): Promise<number> {
-    const run = chain.then(round);
+  function enqueue(more?: () => boolean): Promise<number> {
+    const run = chain.then(() => round(more));
     chain = run.catch(() => {});
     return run;
   }
 
+  let deferredSince: number | undefined;
+
   async function tick() {
     timer = undefined;
+    const now = Date.now();
+    const busy = options.busy ?? (() => false);
+    if (busy() && now - (deferredSince ??= now) < MAX_DEFERRAL_MS) {
+      if (!stopped) {
+        timer = setTimeout(tick, intervalMs);
+        timer.unref?.();
+      }
+      return;
+    }
+    deferredSince = undefined;
     try {
-      await enqueue();
+      // An interval round gives way as soon as a burst starts; catchUp() always runs to the end.
+      await enqueue(() => !busy());
       if (lastFailure !== undefined) log('analytics mirror: recovered');
       lastFailure = undefined;
     } catch (error) {
@@ -144,7 +168,9 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
       if (timer) clearTimeout(timer);
       await chain;
       try {
-        await round();
+        // Bounded: whatever is left is copied at the next start, from the cursor kept in DuckDB.
+        const deadline = Date.now() + STOP_BUDGET_MS;
+        await round(() => Date.now() < deadline);
       } catch (error) {
         log('analytics mirror: final catch-up failed', error);
       }
@@ -175,7 +201,7 @@ type Batch = Record<string, string | null>[];
  * batch is read from Postgres while DuckDB writes the current one; if that write fails, the
  * read-ahead is dropped and the next round starts again from the cursor DuckDB committed.
  */
-async function copyTable(duck: DuckDBConnection, db: Queryable, table: MirrorTable, batchSize: number): Promise<number> {
+async function copyTable(duck: DuckDBConnection, db: Queryable, table: MirrorTable, batchSize: number, more: () => boolean): Promise<number> {
   const fetch = (cursor: Cursor) => {
     const batch = db.query<Batch[number]>(table.selectBatch, [cursor.txid, cursor.seq, batchSize]);
     // Marked handled at once: a read-ahead that fails while DuckDB is busy is reported when awaited.
@@ -187,7 +213,7 @@ async function copyTable(duck: DuckDBConnection, db: Queryable, table: MirrorTab
   while (pending) {
     const rows: Batch = await pending;
     if (rows.length === 0) break;
-    pending = rows.length === batchSize ? fetch(cursorOf(rows)) : undefined;
+    pending = rows.length === batchSize && more() ? fetch(cursorOf(rows)) : undefined;
     await applyBatch(duck, table, rows);
     copied += rows.length;
   }

@@ -1,25 +1,14 @@
 import type { Queryable } from '../db/db';
+import type { ClickRecord } from '../tracking/click.model';
 import type { ClickFilter } from './clicks.model';
 
-export interface ClickRow {
-  id: string;
-  created_at: Date;
-  gclid: string | null;
-  gbraid: string | null;
-  wbraid: string | null;
-  campaign_ext_id: string | null;
-  ad_group_ext_id: string | null;
-  creative_id: string | null;
-  keyword: string | null;
-  match_type: string | null;
-  network: string | null;
-  device: string | null;
-  next_hop_url: string;
-  transparent_param_present: boolean;
-  force_transparent: boolean;
-  is_bot: boolean;
-  latency_ms: number | null;
-}
+/** The columns the export reads: the stored click, as Postgres returns its timestamp. */
+export type ClickRow = Pick<
+  ClickRecord,
+  | 'id' | 'gclid' | 'gbraid' | 'wbraid' | 'campaign_ext_id' | 'ad_group_ext_id' | 'creative_id' | 'keyword'
+  | 'match_type' | 'network' | 'device' | 'next_hop_url' | 'transparent_param_present' | 'force_transparent'
+  | 'is_bot' | 'latency_ms'
+> & { created_at: Date };
 
 /**
  * One organization's clicks, newest first (id breaks ties: ULIDs of one millisecond sort in

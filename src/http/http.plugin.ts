@@ -54,7 +54,8 @@ function compileRoutes(routes: readonly { method: string; path: string }[]): Rou
   });
 }
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+/** A JSON answer with the security headers: every error body leaves through here. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'Content-Type': 'application/json', ...SECURITY_HEADERS, ...headers },
@@ -136,27 +137,27 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
       const cors = isCorsPath(pathOf(request.url)) ? CORS_HEADERS : {};
       // Elysia wraps what a body parser threw (e.g. the 413 of a capped chunked body) in its ParseError.
       const known = error instanceof HttpError ? error : (error as { cause?: unknown } | undefined)?.cause;
-      if (known instanceof HttpError) return json(known.status, known.body, { ...cors, ...known.headers });
+      if (known instanceof HttpError) return jsonResponse(known.status, known.body, { ...cors, ...known.headers });
       switch (code) {
         case 'VALIDATION':
-          return json(400, { error: validationBody(error, request, params as Record<string, string> | undefined) }, cors);
+          return jsonResponse(400, { error: validationBody(error, request, params as Record<string, string> | undefined) }, cors);
         case 'PARSE':
-          return json(400, { error: { formErrors: ['the body is not valid JSON'], fieldErrors: {} } }, cors);
+          return jsonResponse(400, { error: { formErrors: ['the body is not valid JSON'], fieldErrors: {} } }, cors);
         case 'INVALID_FILE_TYPE':
-          return json(400, { error: { formErrors: [error.message], fieldErrors: {} } }, cors);
+          return jsonResponse(400, { error: { formErrors: [error.message], fieldErrors: {} } }, cors);
         case 'NOT_FOUND': {
           const allowed = allowedMethods(pathOf(request.url));
           if (allowed.length > 0 && !allowed.includes(request.method)) {
-            return json(405, { error: 'method not allowed' }, { Allow: allowed.join(', '), ...cors });
+            return jsonResponse(405, { error: 'method not allowed' }, { Allow: allowed.join(', '), ...cors });
           }
-          return json(404, { error: 'not found' }, cors);
+          return jsonResponse(404, { error: 'not found' }, cors);
         }
         case 'INVALID_COOKIE_SIGNATURE':
-          return json(401, { error: 'unauthorized' });
+          return jsonResponse(401, { error: 'unauthorized' });
         default:
           // The cause goes to the log only: a 500 body never carries internals.
           console.error('unhandled error', request.method, pathOf(request.url), error);
-          return json(500, { error: 'internal error' }, cors);
+          return jsonResponse(500, { error: 'internal error' }, cors);
       }
     });
 }

@@ -1,23 +1,10 @@
 import { t } from 'elysia';
+import { PLATFORMS } from '../apps/apps.model';
 
 /** The spec's SDK bodies (interface.md, "Resources and their fields"). Unknown fields are ignored, so older servers accept newer SDKs. */
 
-export const SDK_PLATFORMS = [
-  'ios',
-  'android',
-  'tvos',
-  'android_tv',
-  'roku',
-  'fire_tv',
-  'samsung_tv',
-  'lg_tv',
-  'windows',
-  'macos',
-  'playstation',
-  'xbox',
-  'nintendo',
-  'web',
-] as const;
+/** An SDK may report any platform an app can be created for. */
+export const SDK_PLATFORMS = PLATFORMS;
 export const PUSH_PLATFORMS = ['ios', 'android', 'tvos', 'android_tv', 'fire_tv'] as const;
 
 /** A closed set of strings; the validation message lists the allowed values. */

@@ -1,6 +1,7 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { acquirePidLock } from '../shared/pid-lock';
 
 /**
  * An append-only journal of JSON lines in numbered segment files. The active segment is a
@@ -14,9 +15,10 @@ import { join } from 'node:path';
  * older segments, from the file), so memory stays bounded however long the database is away.
  *
  * A line ends with '\n' and the unwritten tail of a segment is zeros; JSON never contains either
- * byte raw, so a line cut short by a crash is recognisable and skipped. The next segment file is
- * written full of zeros in the background, so its blocks exist before the mapping first touches
- * them (a write into a hole of a sparse file costs a block allocation inside the page fault).
+ * byte raw, so a line cut short by a crash is recognisable and skipped. Segment files are written
+ * full of zeros before they are mapped (the next one in the background), so their blocks exist
+ * before the mapping touches them: no block allocation inside a page fault, and no SIGBUS when
+ * the disk is full (the zeros fail to write instead, and the append reports an error).
  */
 export interface Journal<T> {
   append(record: T): void;
@@ -111,12 +113,17 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       renameSync(sparePath, path);
       spareReady = false;
     } else {
+      // Zeros written now, not a sparse file: writing through a mapping into a hole on a full
+      // disk kills the process (SIGBUS), while a failed write here is an error the caller sees.
       const fd = openSync(path, 'wx');
       try {
-        ftruncateSync(fd, segmentBytes);
-      } finally {
+        for (let at = 0; at < segmentBytes; at += ZEROS.length) writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, segmentBytes - at));
+      } catch (error) {
         closeSync(fd);
+        rmSync(path, { force: true });
+        throw error;
       }
+      closeSync(fd);
     }
     const segment: Segment = { seq, path, map: Bun.mmap(path), bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
     segments.push(segment);
@@ -142,7 +149,10 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       // UTF-8 takes at most 3 bytes per UTF-16 unit; checking that bound first means a line is never split.
       if (!active || active.size + line.length * 3 > segmentBytes) {
         if (line.length * 3 > segmentBytes) throw new Error(`journal: a record of ${line.length} characters exceeds the segment size`);
-        if (active) retire(active);
+        if (active) {
+          retire(active);
+          active = null; // if the next segment cannot be made, the append fails and the next one retries
+        }
         active = openSegment();
       }
       const { written: bytes } = encoder.encodeInto(line, active.map!.subarray(active.size));
@@ -217,33 +227,14 @@ const heldHere = new Set<string>();
 function lockDir(dir: string): () => void {
   const file = join(dir, LOCK_FILE);
   if (heldHere.has(file)) throw new JournalBusy(`the click journal in ${dir} is already open in this process`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      heldHere.add(file);
-      return () => {
-        heldHere.delete(file);
-        rmSync(file, { force: true });
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(file, 'utf8').trim());
-      if (holder && holder !== process.pid && isAlive(holder)) {
-        throw new JournalBusy(`the click journal in ${dir} is held by a running process (pid ${holder}); give each node its own DATA_DIR`);
-      }
-      rmSync(file, { force: true }); // left behind by a process that died
-    }
-  }
-  throw new JournalBusy(`could not lock the click journal in ${dir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const release = acquirePidLock(file, (holder) =>
+    holder
+      ? new JournalBusy(`the click journal in ${dir} is held by a running process (pid ${holder}); give each node its own DATA_DIR`)
+      : new JournalBusy(`could not lock the click journal in ${dir}`),
+  );
+  heldHere.add(file);
+  return () => {
+    heldHere.delete(file);
+    release();
+  };
 }

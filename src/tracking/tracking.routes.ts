@@ -1,48 +1,100 @@
 import { Elysia } from 'elysia';
+import type { Server } from 'bun';
 import { clientIp } from '../http/client-ip';
+import { HttpError } from '../http/errors';
+import { jsonResponse, SECURITY_HEADERS } from '../http/http.plugin';
 import type { Services } from '../services';
 import { openGeoDatabase } from './enrich/geo';
 import { ClickParams, ImpressionParams } from './tracking.model';
-import { handleClick, handleImpression, type TrackingRequest } from './tracking.service';
+import { handleClick, handleImpression } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** clientIp(), without parsing the common case (a plain IPv4 peer and no trusted proxy header) on the hot path. */
 function requestIp(request: Request, socketIp: string | undefined, trustProxy: number): string {
-  if (trustProxy === 0 && socketIp !== undefined && PLAIN_IPV4.test(socketIp)) return socketIp;
+  if (trustProxy === 0 && socketIp !== undefined) {
+    if (PLAIN_IPV4.test(socketIp)) return socketIp;
+    // Bun reports IPv4 peers of a dual-stack socket as IPv4-mapped IPv6 (::ffff:1.2.3.4).
+    if (socketIp.startsWith('::ffff:') && PLAIN_IPV4.test(socketIp.slice(7))) return socketIp.slice(7);
+  }
   return clientIp(request, socketIp, trustProxy);
 }
 
-/**
- * The tracking host's routes. They answer on any host: the link's domain binding decides.
- * No query model on purpose (see tracking.model.ts): the handlers read request.url themselves.
- */
-export function trackingRoutes(services: Services) {
+type Answer = Response | Promise<Response>;
+
+/** The two tracking handlers, bound to this node's caches and pipeline; shared by both ways in. */
+function trackingHandlers(services: Services) {
   const { linkCache, campaignCache, clickPipeline, clock, ipHasher, config } = services;
   const clickDeps = { linkCache, clickPipeline, clock };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
-  const requestOf = (request: Request, socketIp: string | undefined, arrival: number): TrackingRequest => ({
+  const requestOf = (request: Request, socketIp: string | undefined, arrival: number) => ({
     url: request.url,
     ip: requestIp(request, socketIp, config.trustProxy),
     userAgent: request.headers.get('user-agent'),
     referer: request.headers.get('referer'),
     arrival,
   });
+  return {
+    click: (slug: string, request: Request, socketIp: string | undefined): Answer =>
+      handleClick(clickDeps, slug, requestOf(request, socketIp, performance.now())),
+    impression: (campaign: string, request: Request, socketIp: string | undefined): Answer =>
+      handleImpression(impressionDeps, campaign, requestOf(request, socketIp, performance.now())),
+  };
+}
+
+/**
+ * The tracking host's routes inside the app (in-process requests, and every method other than
+ * GET, which the app answers with 405). They answer on any host: the link's domain binding decides.
+ * No query model on purpose (see tracking.model.ts): the handlers read request.url themselves.
+ */
+export function trackingRoutes(services: Services) {
+  const handlers = trackingHandlers(services);
   return new Elysia({ name: 'tracking' })
-    .get(
-      '/c/:slug',
-      ({ params, request, server }) => {
-        const arrival = performance.now();
-        return handleClick(clickDeps, params.slug, requestOf(request, server?.requestIP(request)?.address, arrival));
-      },
-      { params: ClickParams },
-    )
-    .get(
-      '/i/:campaign',
-      ({ params, request, server }) => {
-        const arrival = performance.now();
-        return handleImpression(impressionDeps, params.campaign, requestOf(request, server?.requestIP(request)?.address, arrival));
-      },
-      { params: ImpressionParams },
-    );
+    .get('/c/:slug', ({ params, request, server }) => handlers.click(params.slug, request, server?.requestIP(request)?.address), {
+      params: ClickParams,
+    })
+    .get('/i/:campaign', ({ params, request, server }) => handlers.impression(params.campaign, request, server?.requestIP(request)?.address), {
+      params: ImpressionParams,
+    });
+}
+
+/** What the app's HTTP rules add to every answer, done here by hand for the native routes. */
+function finish(response: Response): Response {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
+function failure(error: unknown): Response {
+  if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
+  console.error('tracking: unhandled error', error);
+  return jsonResponse(500, { error: 'internal error' });
+}
+
+function settle(answer: () => Answer): Response | Promise<Response> {
+  try {
+    const response = answer();
+    return response instanceof Promise ? response.then(finish, failure) : finish(response);
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * GET /c/{slug} and GET /i/{campaign} as Bun's own routes: the redirect is the hot path of
+ * every ad click, and going straight from Bun's router to the handler skips the per-request
+ * hooks of the app (rate limits and body limits do not apply to these GETs: spec, Limits).
+ * Same handlers, same headers and error bodies as the in-app routes; tests cover both.
+ */
+export function nativeTrackingRoutes(services: Services) {
+  const handlers = trackingHandlers(services);
+  return {
+    '/c/:slug': {
+      GET: (request: Request & { params: { slug: string } }, server: Server<undefined>) =>
+        settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address)),
+    },
+    '/i/:campaign': {
+      GET: (request: Request & { params: { campaign: string } }, server: Server<undefined>) =>
+        settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address)),
+    },
+  };
 }

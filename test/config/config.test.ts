@@ -178,3 +178,24 @@ describe('the persisted session secret', () => {
     expect(readdirSync(dir)).toEqual(['session-secret']);
   });
 });
+
+describe('config errors never echo a secret', () => {
+  for (const [variable, value] of [
+    ['SESSION_SECRET', 'short-secret-value'],
+    ['INGEST_SECRET', 'tiny-secret'],
+    ['DATABASE_URL', 'mysql://user:hunter2-password@db/x'],
+    ['REDIS_URL', 'http://user:hunter2-password@cache'],
+  ] as const) {
+    test(`a bad ${variable} is named without its value`, () => {
+      let message = '';
+      try {
+        loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-config-')), [variable]: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(variable);
+      expect(message).not.toContain(value);
+      expect(message).not.toContain('hunter2');
+    });
+  }
+});

@@ -119,15 +119,17 @@ for (const backend of backends()) {
 
 if (process.env.DATABASE_URL) {
   describe('link cache across two nodes on postgres', async () => {
+    let stopNodeB = async () => {};
+    // Registered first, so node B and its own connection are gone before the shared test database is dropped.
+    afterAll(() => stopNodeB());
     const { db: first, url } = await createPostgres();
     const second = openPostgres(url, { max: 4 });
     const nodeA = await testApp(first);
     const nodeB = await testApp(second);
-    afterAll(async () => {
-      // Node B's own connection closes before the shared test database is dropped.
+    stopNodeB = async () => {
       await nodeB.services.stop();
       await second.close();
-    });
+    };
     const org = await orgWithKey(first);
     const clickOn = (node: typeof nodeA, slug: string, host = TEST_TRACKING_URL) => node.request(`${host}/c/${slug}`);
     /** Resolves when node B hears about the link through Postgres NOTIFY. */
