@@ -10,8 +10,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
-import { ulid } from 'ulid';
+import { throwawayDatabase } from './throwaway-database';
 import { createMirror } from '../src/analytics/mirror';
 import { createOrganization } from '../src/auth/accounts.service';
 import { issueApiKey } from '../src/auth/api-keys';
@@ -20,7 +19,6 @@ import { openPostgres } from '../src/db/postgres';
 import { newId } from '../src/shared/ids';
 
 const ROOT = join(import.meta.dir, '..');
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
@@ -115,12 +113,8 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
 }
 
 async function main() {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const name = `svc_bench_${ulid().toLowerCase()}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${name}`;
-  const db = openPostgres(dbUrl.toString(), { max: 4 });
+  const database = await throwawayDatabase();
+  const db = openPostgres(database.url, { max: 4 });
   try {
     await migrate(db);
     const orgId = await createOrganization(db, 'Bench');
@@ -152,7 +146,7 @@ async function main() {
     bare.stop(true);
 
     const server = await startServer({
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: dataDir,
       SESSION_SECRET: 'bench-session-secret-that-is-long-enough-0123456789',
       // The spec's 300 requests a minute per IP would otherwise answer 429 after the first burst.
@@ -183,8 +177,7 @@ async function main() {
     }
   } finally {
     await db.close();
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -8,6 +8,7 @@
  *   BENCH_KEEP=1 keeps the seeded database (its URL goes to stderr) for EXPLAIN sessions.
  */
 import postgres from 'postgres';
+import { throwawayDatabase } from './throwaway-database';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,6 @@ import { openPostgres } from '../src/db/postgres';
 import { createIpHasher } from '../src/shared/ip-hash';
 import { runLoad, type LoadResult, type Profile } from './install-load';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -30,21 +30,6 @@ const IPS_WITH_CLICKS = Math.max(1, Math.floor(ROWS / 4));
 const clickIp = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 const impressionIp = (n: number) => `172.20.${(n >> 8) & 255}.${n & 255}`;
 
-async function createDatabase() {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  const name = `svc_bench_${ulid().toLowerCase()}`;
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-    close: () => admin.end(),
-  };
-}
 
 /** The organization, its app, 50 campaigns, 500 links (every fifth with a deep link), the clicks and impressions. */
 async function seed(url: string) {
@@ -158,7 +143,7 @@ async function reference(sdkKey: string, list: Profile[]): Promise<LoadResult> {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 async function main() {
-  const database = await createDatabase();
+  const database = await throwawayDatabase();
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const seedStarted = performance.now();
@@ -200,7 +185,7 @@ async function main() {
     await server?.stop();
     if (process.env.BENCH_KEEP === '1') {
       console.error(`kept ${database.url}`);
-      await database.close();
+      await database.keep();
     } else await database.drop();
   }
 }

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
+import { throwawayDatabase } from './throwaway-database';
 import { createMirror } from '../src/analytics/mirror';
 import type { Db } from '../src/db/db';
 import { migrate } from '../src/db/migrate';
@@ -27,18 +27,13 @@ async function openDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
     const db = await openPglite();
     return { db, drop: () => db.close() };
   }
-  const name = `svc_bench_${newId().toLowerCase()}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const db = openPostgres(target.toString());
+  const database = await throwawayDatabase({ adminUrl: url });
+  const db = openPostgres(database.url);
   return {
     db,
     drop: async () => {
       await db.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await database.drop();
     },
   };
 }

@@ -13,6 +13,7 @@
  */
 import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { ADMIN_URL, throwawayDatabase, type ThrowawayDatabase } from './throwaway-database';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +26,6 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const WRK = '/usr/bin/wrk';
 const LANDING = encodeURIComponent('https://landing.example.com/p?a=1&b=two');
 const QUERY = `?url=${LANDING}&gclid=bench-gclid&matchtype=e&network=g`;
@@ -96,25 +96,13 @@ async function bare(): Promise<Load> {
 }
 
 /** A throwaway database on the Postgres server, or null when none is reachable. */
-async function throwawayDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 3 });
-  const name = `svc_bench_${ulid().toLowerCase()}`;
+async function throwawayDatabaseOrNull(): Promise<ThrowawayDatabase | null> {
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    return await throwawayDatabase({ connectTimeoutSeconds: 3 });
   } catch (error) {
     console.error(`bench: no Postgres at ${new URL(ADMIN_URL).host} (${(error as Error).message}); measuring the embedded store only`);
-    await admin.end();
     return null;
   }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
 }
 
 /** The real server on `databaseUrl` (or PGlite when undefined): warm up, measure, SIGTERM, count. */
@@ -153,7 +141,7 @@ async function service(databaseUrl: string | undefined) {
 const reference = await bare();
 console.error(`bare: ${JSON.stringify(summary(reference))}`);
 const targets: Record<string, unknown> = {};
-const database = await throwawayDatabase();
+const database = await throwawayDatabaseOrNull();
 for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
   if (name === 'postgres' && !database) {
     targets.postgres = null;
