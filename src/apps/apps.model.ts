@@ -112,14 +112,5 @@ export interface AppRow {
   created_at: Date;
 }
 
-export interface AppResponse {
-  id: string;
-  name: string;
-  platform: Platform;
-  bundle_id: string | null;
-  store_url: string | null;
-  sdk_key: string;
-  reattribution_days: number;
-  settings: Record<string, unknown>;
-  created_at: string;
-}
+/** An app as the API answers it: the stored row without its organization, timestamps as ISO strings. */
+export type AppResponse = Omit<AppRow, 'org_id' | 'created_at'> & { created_at: string };

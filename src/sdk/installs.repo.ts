@@ -70,18 +70,17 @@ export async function insertInstall(db: Queryable, install: NewInstall): Promise
       install.timezone,
       install.limitAdTracking,
       install.installedAt.toISOString(),
-      a.method,
-      a.campaignId,
-      a.clickId,
-      a.impressionId,
-      a.deepLinkPath,
-      JSON.stringify(a.evidence),
-      a.confidence,
+      ...attributionValues(a),
       install.ipDayHash,
       install.householdHash,
     ],
   );
   return rows[0] ?? null;
+}
+
+/** The attribution columns' values, in the order both statements below list them. */
+function attributionValues(a: Attribution): unknown[] {
+  return [a.method, a.campaignId, a.clickId, a.impressionId, a.deepLinkPath, JSON.stringify(a.evidence), a.confidence];
 }
 
 /**
@@ -102,13 +101,7 @@ export async function reattributeInstall(
     [
       input.id,
       input.previousAttributedAt.toISOString(),
-      a.method,
-      a.campaignId,
-      a.clickId,
-      a.impressionId,
-      a.deepLinkPath,
-      JSON.stringify(a.evidence),
-      a.confidence,
+      ...attributionValues(a),
       input.at.toISOString(),
       input.appVersion,
       input.osVersion,
