@@ -73,7 +73,8 @@ export interface ClaimedDelivery {
  * a worker that dies mid-send leaves the row to be picked up again when the lease runs out.
  */
 export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const rows = await db.query<{
+  // The conversion's columns as the payload names them, except its id, event and timestamp.
+  type ClaimRow = Omit<ConversionPayload, 'id' | 'event' | 'created_at'> & {
     id: string;
     attempts: number;
     url: string;
@@ -82,16 +83,9 @@ export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: 
     destination_deleted: boolean;
     conversion_id: string | null;
     event_name: string;
-    click_id: string | null;
-    gclid: string | null;
-    campaign_id: string | null;
-    value: number | null;
-    currency: string | null;
-    order_id: string | null;
-    matched: boolean;
-    source: string;
     created_at: Date;
-  }>(
+  };
+  const rows = await db.query<ClaimRow>(
     `WITH claimed AS (
        UPDATE postback_deliveries
           SET attempts = attempts + 1, next_attempt_at = now() + ($2::int * interval '1 millisecond'), updated_at = now()
