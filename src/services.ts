@@ -1,5 +1,6 @@
 import { startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
+import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
@@ -20,6 +21,8 @@ export interface Services {
   db: Db;
   clock: Clock;
   rateLimiter: RateLimiter;
+  /** Keys this node found live, for routes whose writes re-check them (src/auth/api-key-cache.ts). */
+  apiKeyCache: ApiKeyCache;
   ipHasher: IpHasher;
   linkChanges: LinkChanges;
   /** Tracking host (src/tracking/): link cache, campaign cache, and the click pipeline with `clickPipeline.flush()`. */
@@ -55,6 +58,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     db,
     clock: options.clock ?? systemClock,
     rateLimiter,
+    apiKeyCache: createApiKeyCache(db),
     ipHasher,
     linkChanges,
     ...tracking,

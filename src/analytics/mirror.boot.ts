@@ -1,16 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
-import type { Queryable } from '../db/db';
+import type { Db } from '../db/db';
 import { createMirror, type Mirror } from './mirror';
+import { createMirrorThread } from './mirror.thread';
 
 /**
  * The node's mirror, started: DATA_DIR/analytics.duckdb unless `path` says otherwise
  * (':memory:' in tests), copying every MIRROR_INTERVAL_MS (0: only on catchUp()).
+ * On Postgres it runs on a thread of its own with its own connection; on PGlite, whose
+ * database lives in this thread's memory, it runs here.
  */
 export async function startMirror(
-  config: Pick<Config, 'dataDir' | 'mirrorIntervalMs'>,
-  db: Queryable,
+  config: Pick<Config, 'dataDir' | 'mirrorIntervalMs' | 'databaseUrl'>,
+  db: Db,
   path?: string,
   busy?: () => boolean,
 ): Promise<Mirror> {
@@ -18,6 +21,9 @@ export async function startMirror(
   if (file === undefined) {
     mkdirSync(config.dataDir, { recursive: true });
     file = join(config.dataDir, 'analytics.duckdb');
+  }
+  if (db.kind === 'postgres' && config.databaseUrl) {
+    return createMirrorThread({ databaseUrl: config.databaseUrl, path: file, intervalMs: config.mirrorIntervalMs, busy });
   }
   const mirror = await createMirror({ db, path: file, intervalMs: config.mirrorIntervalMs, busy });
   mirror.start();

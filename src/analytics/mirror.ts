@@ -38,6 +38,8 @@ export interface MirrorOptions {
    * redirects during a burst yet analytics never fall more than that behind. catchUp() ignores it.
    */
   busy?: () => boolean;
+  /** The longest interval rounds wait for `busy` to clear; default 30 s. */
+  maxDeferralMs?: number;
 }
 
 const MAX_DEFERRAL_MS = 30_000;
@@ -115,7 +117,8 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
     timer = undefined;
     const now = Date.now();
     const busy = options.busy ?? (() => false);
-    if (busy() && now - (deferredSince ??= now) < MAX_DEFERRAL_MS) {
+    const maxDeferralMs = options.maxDeferralMs ?? MAX_DEFERRAL_MS;
+    if (busy() && now - (deferredSince ??= now) < maxDeferralMs) {
       if (!stopped) {
         timer = setTimeout(tick, intervalMs);
         timer.unref?.();
@@ -124,8 +127,10 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
     }
     deferredSince = undefined;
     try {
-      // An interval round gives way as soon as a burst starts; catchUp() always runs to the end.
-      await enqueue(() => !busy());
+      // An interval round gives way as soon as a burst starts; catchUp() always runs to the end,
+      // and so does a round that has waited the longest deferral: under load that never lets
+      // up, the mirror still catches up fully at least that often.
+      await enqueue(busy() ? undefined : () => !busy());
       if (lastFailure !== undefined) log('analytics mirror: recovered');
       lastFailure = undefined;
     } catch (error) {
@@ -230,11 +235,16 @@ function cursorOf(rows: Batch): Cursor {
  * cursor in ONE DuckDB transaction: after a crash either both happened or neither did,
  * so a restart neither repeats nor skips a row.
  */
+const YIELD_EVERY_ROWS = 250;
+
 async function applyBatch(duck: DuckDBConnection, table: MirrorTable, rows: Batch): Promise<void> {
   await duck.run(`DELETE FROM temp.main."${table.stageTable}"`);
   const appender = await duck.createAppender(table.stageTable, 'main', 'temp');
   try {
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      // Appending is synchronous: give the event loop a turn every few hundred rows, so a large
+      // batch never holds up the requests this node is answering.
+      if (i > 0 && i % YIELD_EVERY_ROWS === 0) await new Promise((resolve) => setImmediate(resolve));
       for (const column of table.columns) {
         const value = row[column.name];
         if (value === null || value === undefined) appender.appendNull();

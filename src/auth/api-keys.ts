@@ -35,22 +35,44 @@ export async function issueApiKey(db: Queryable, input: { orgId: string; name: s
   }
 }
 
+/** The clear prefix a presented key is looked up by, or null when it is no API key at all. */
+export function apiKeyPrefix(presented: string | undefined | null): string | null {
+  return presented && API_KEY_PATTERN.test(presented) ? presented.slice(0, PREFIX_LENGTH) : null;
+}
+
+export interface LiveApiKey extends ApiKeyPrincipal {
+  keyHash: string;
+}
+
+/**
+ * The live (unrevoked) key with this prefix, or null. Refreshes last_used_at, which is
+ * advisory: at most once a minute, so reads don't become writes.
+ */
+export async function findLiveApiKey(db: Queryable, prefix: string): Promise<LiveApiKey | null> {
+  const rows = await db.query<{ id: string; org_id: string; key_hash: string; stale: boolean }>(
+    `SELECT id, org_id, key_hash, (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AS stale
+       FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL`,
+    [prefix],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (row.stale) db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [row.id]).catch(() => {});
+  return { keyId: row.id, orgId: row.org_id, keyHash: row.key_hash };
+}
+
+/** Whether the presented key is the live key's secret: SHA-256 digests compared in constant time. */
+export const isKeySecret = (key: LiveApiKey, presented: string) => constantTimeEqual(key.keyHash, sha256Hex(presented));
+
 /**
  * Finds the live key by its clear prefix, then compares SHA-256 digests in constant time.
  * Nothing is cached, so a revoked key fails on the very next request on every node.
  */
 export async function authenticateApiKey(db: Queryable, presented: string | undefined | null): Promise<ApiKeyPrincipal | null> {
-  if (!presented || !API_KEY_PATTERN.test(presented)) return null;
-  const rows = await db.query<{ id: string; org_id: string; key_hash: string; stale: boolean }>(
-    `SELECT id, org_id, key_hash, (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AS stale
-       FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL`,
-    [presented.slice(0, PREFIX_LENGTH)],
-  );
-  const row = rows[0];
-  if (!row || !constantTimeEqual(row.key_hash, sha256Hex(presented))) return null;
-  // last_used_at is advisory: refreshed at most once a minute so reads don't become writes.
-  if (row.stale) db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [row.id]).catch(() => {});
-  return { keyId: row.id, orgId: row.org_id };
+  const prefix = apiKeyPrefix(presented);
+  if (prefix === null) return null;
+  const key = await findLiveApiKey(db, prefix);
+  if (!key || !isKeySecret(key, presented!)) return null;
+  return { keyId: key.keyId, orgId: key.orgId };
 }
 
 export interface ApiKeyListing {

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
+import type { ApiKeyCache } from './api-key-cache';
 import { authenticateApiKey } from './api-keys';
 import { authenticateSdkKey } from './sdk-keys';
 import { readCookie, SESSION_COOKIE, verifySession } from './sessions';
@@ -9,6 +10,8 @@ import { readCookie, SESSION_COOKIE, verifySession } from './sessions';
 export interface AuthDeps {
   db: Db;
   config: Pick<Config, 'sessionSecret'>;
+  /** For `writeKey` routes; without it they authenticate against the database like `apiKey`. */
+  apiKeyCache?: ApiKeyCache;
 }
 
 function bearer(header: string | null): string | undefined {
@@ -26,16 +29,28 @@ function queryParam(url: string, name: string): string | undefined {
  * Route options that authenticate the caller before validation-free work begins:
  *   { apiKey: true }           Authorization: Bearer svc_live_...      -> `principal` {keyId, orgId}
  *   { apiKey: 'header-or-query' }  also ?api_key= (postback URLs only)
+ *   { writeKey: true | 'header-or-query' }  the same, from the node's key cache: ONLY for
+ *                              routes whose writes re-check the key in the same statement
+ *                              (src/auth/api-key-cache.ts)
  *   { sdkKey: true }           X-SDK-Key or ?sdk_key=                   -> `sdkApp`
  *   { session: true }          svc_session cookie                      -> `session` {userId, orgId}
  * A missing, wrong or revoked credential answers 401 {"error":"unauthorized"}.
  */
-export function authPlugin({ db, config }: AuthDeps) {
+export function authPlugin({ db, config, apiKeyCache }: AuthDeps) {
+  const presentedApiKey = (request: Request, mode: true | 'header-or-query') =>
+    bearer(request.headers.get('authorization')) ?? (mode === 'header-or-query' ? queryParam(request.url, 'api_key') : undefined);
   return new Elysia({ name: 'auth' }).macro({
     apiKey: (mode: true | 'header-or-query') => ({
       async resolve({ request }) {
-        const presented = bearer(request.headers.get('authorization')) ?? (mode === 'header-or-query' ? queryParam(request.url, 'api_key') : undefined);
-        const principal = await authenticateApiKey(db, presented);
+        const principal = await authenticateApiKey(db, presentedApiKey(request, mode));
+        if (!principal) throw unauthorized();
+        return { principal };
+      },
+    }),
+    writeKey: (mode: true | 'header-or-query') => ({
+      async resolve({ request }) {
+        const presented = presentedApiKey(request, mode);
+        const principal = apiKeyCache ? await apiKeyCache.authenticate(presented) : await authenticateApiKey(db, presented);
         if (!principal) throw unauthorized();
         return { principal };
       },

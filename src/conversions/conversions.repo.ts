@@ -7,7 +7,8 @@ export interface MatchedClick {
 }
 
 /** A click may attribute only when no ingestion step dropped it and it is no verified bot. */
-const ATTRIBUTABLE = 'drop_reason IS NULL AND NOT is_bot';
+const attributable = (alias?: string) => (alias ? `${alias}.drop_reason IS NULL AND NOT ${alias}.is_bot` : 'drop_reason IS NULL AND NOT is_bot');
+const ATTRIBUTABLE = attributable();
 
 /**
  * The click with this id in the organization. `found` is true when the row exists at all
@@ -55,8 +56,8 @@ export interface SavedConversion {
 }
 
 /*
- * A conversion is stored with its audit row and its outbound postbacks in ONE statement (one
- * transaction, one round trip on the hot path):
+ * How a stored conversion's audit row and outbound postbacks are written, in the same
+ * statement as the conversion (one transaction, one round trip):
  * - insert it, or - when the organization already has this order_id + event - update value and
  *   currency of the stored one (a value left out keeps the stored one); the unique index makes
  *   concurrent repeats safe, and `created` tells which path ran;
@@ -64,57 +65,122 @@ export interface SavedConversion {
  * - when it is new, queue one postback_deliveries row (the outbox, src/postbacks/) for every
  *   live destination of the organization that wants this event. A delivery id is the
  *   conversion id plus the destination's ordinal: unique, and sorted by time like the rest.
- * Shared parameters: $1 id, $2 org, $3 event, $4 source, $5 api key, $6 audit id, $7 value,
- * $8 currency, $9 order id, $10 gclid, $11 click id; the two variants differ in where the click
- * columns come from.
+ * Every statement writes only while the API key that sent the conversion is still live, so a
+ * key revoked a moment ago (on any node) writes nothing, even when its caller authenticated
+ * from a node's key cache.
+ * The CTE `ready` must supply: n, id, org_id, event_name, source, api_key_id, audit_id, value,
+ * currency, order_id, gclid, click_id, campaign_id, matched.
  */
-const INSERT_CONVERSION = `INSERT INTO conversions
-  (id, org_id, event_name, source, api_key_id, value, currency, order_id, gclid, click_id, campaign_id, matched)`;
-const UPSERT_AND_LOG = `
+const STORE_READY = `
+saved AS (
+  INSERT INTO conversions (id, org_id, event_name, source, api_key_id, value, currency, order_id, gclid, click_id, campaign_id, matched)
+  SELECT id, org_id, event_name, source, api_key_id, value, currency, order_id, gclid, click_id, campaign_id, matched FROM ready
   ON CONFLICT (org_id, order_id, event_name) WHERE order_id IS NOT NULL DO UPDATE SET
     value = COALESCE(EXCLUDED.value, conversions.value),
     currency = COALESCE(EXCLUDED.currency, conversions.currency),
     updated_at = now()
-  RETURNING id, matched, (id = $1::text) AS created
+  RETURNING id, org_id, order_id, event_name, matched
+), resolved AS (
+  -- Back to the request each row came from: by id when inserted, by order_id + event when an
+  -- earlier conversion was updated (a statement never holds two requests with the same pair).
+  SELECT r.n, r.audit_id, r.api_key_id, r.source, s.id, s.org_id, s.event_name, s.matched, (s.id = r.id) AS created
+    FROM saved s JOIN ready r
+      ON s.id = r.id OR (s.id <> r.id AND s.org_id = r.org_id AND s.order_id = r.order_id AND s.event_name = r.event_name)
 ), audited AS (
   INSERT INTO audit_log (id, org_id, api_key_id, action, entity, entity_id, detail)
-  SELECT $6::text, $2::text, $5::text, CASE WHEN created THEN 'create' ELSE 'update' END, 'conversion', id,
-         jsonb_build_object('source', $4::text, 'event', $3::text, 'matched', matched)
-    FROM saved
+  SELECT audit_id, org_id, api_key_id, CASE WHEN created THEN 'create' ELSE 'update' END, 'conversion', id,
+         jsonb_build_object('source', source, 'event', event_name, 'matched', matched)
+    FROM resolved
 ), queued AS (
   INSERT INTO postback_deliveries (id, org_id, destination_id, conversion_id, event_name)
-  SELECT saved.id || '.' || row_number() OVER (ORDER BY d.id), $2::text, d.id, saved.id, $3::text
-    FROM saved JOIN postback_destinations d
-      ON saved.created AND d.org_id = $2::text AND d.deleted_at IS NULL
-     AND (d.events IS NULL OR d.events @> jsonb_build_array($3::text))
-  RETURNING 1
-)
-SELECT id, matched, created, (SELECT count(*)::int FROM queued) AS queued FROM saved`;
-const SHARED_VALUES = '$1::text, $2::text, $3::text, $4::text, $5::text, $7::numeric, $8::text, $9::text, $10::text';
+  SELECT r.id || '.' || row_number() OVER (PARTITION BY r.id ORDER BY d.id), r.org_id, d.id, r.id, r.event_name
+    FROM resolved r JOIN postback_destinations d
+      ON r.created AND d.org_id = r.org_id AND d.deleted_at IS NULL
+     AND (d.events IS NULL OR d.events @> jsonb_build_array(r.event_name))
+  RETURNING conversion_id
+)`;
 
-const sharedParams = (c: ConversionFields, auditId: string, clickId: string | null) =>
-  [c.id, c.orgId, c.eventName, c.source, c.apiKeyId, auditId, c.value, c.currency, c.orderId, c.gclid, clickId] as unknown[];
+/** The columns of one conversion request, as the batched statement reads them from JSON. */
+const REQUEST_RECORD = `n int, id text, org_id text, event_name text, source text, api_key_id text, audit_id text,
+  value numeric, currency text, order_id text, gclid text, click_id text`;
+const LIVE_KEY = 'EXISTS (SELECT 1 FROM api_keys k WHERE k.id = r.api_key_id AND k.org_id = r.org_id AND k.revoked_at IS NULL)';
 
-/** Stores a conversion with the click it was matched to (or none: `click` null). */
-export async function saveConversion(db: Queryable, c: ConversionFields, auditId: string, click: { clickId: string | null; campaignId: string | null; matched: boolean }): Promise<SavedConversion> {
-  const rows = await db.query<SavedConversion>(
-    `WITH saved AS (${INSERT_CONVERSION} VALUES (${SHARED_VALUES}, $11::text, $12::text, $13::boolean) ${UPSERT_AND_LOG}`,
-    [...sharedParams(c, auditId, click.clickId), click.campaignId, click.matched],
-  );
-  return rows[0]!;
+/** A conversion request for the batched hot path: its fields, its audit id and its click id. */
+export interface ClickConversion {
+  fields: ConversionFields;
+  auditId: string;
+  clickId: string;
 }
 
 /**
- * The hot path: matches the click id and stores the conversion in the same statement. Writes
- * nothing and resolves to null when no attributable click of the organization has that id;
- * the caller then takes the slower path (waiting for a fresh click, gclid, unmatched).
+ * What the hot path did with one request: stored it (`saved`), found no attributable click of
+ * the organization with that id (`no-click`: the caller takes the slower path), or refused it
+ * because its API key is no longer live (`key-revoked`).
  */
-export async function saveIfClickMatches(db: Queryable, c: ConversionFields, auditId: string, clickId: string): Promise<SavedConversion | null> {
+export type ClickConversionOutcome = { status: 'saved'; saved: SavedConversion } | { status: 'no-click' } | { status: 'key-revoked' };
+
+/**
+ * The hot path for many requests in ONE statement: each request's click id is matched against
+ * its own organization's attributable clicks, and the matched ones are stored as above.
+ * Requests arrive as one JSON parameter, so the statement text never changes and stays prepared.
+ */
+export async function saveClickConversions(db: Queryable, requests: readonly ClickConversion[]): Promise<ClickConversionOutcome[]> {
+  const records = requests.map(({ fields: c, auditId, clickId }, n) => ({
+    n,
+    id: c.id,
+    org_id: c.orgId,
+    event_name: c.eventName,
+    source: c.source,
+    api_key_id: c.apiKeyId,
+    audit_id: auditId,
+    value: c.value,
+    currency: c.currency,
+    order_id: c.orderId,
+    gclid: c.gclid,
+    click_id: clickId,
+  }));
+  const rows = await db.query<{ n: number; key_live: boolean; id: string | null; matched: boolean; created: boolean; queued: number }>(
+    `WITH request AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${REQUEST_RECORD})
+     ), live AS (
+       SELECT r.* FROM request r WHERE ${LIVE_KEY}
+     ), ready AS (
+       SELECT l.*, k.campaign_id, true AS matched
+         FROM live l JOIN clicks k ON k.id = l.click_id AND k.org_id = l.org_id AND ${attributable('k')}
+     ), ${STORE_READY}
+     SELECT r.n, (l.n IS NOT NULL) AS key_live, s.id, s.matched, s.created,
+            (SELECT count(*)::int FROM queued q WHERE q.conversion_id = s.id) AS queued
+       FROM request r LEFT JOIN live l ON l.n = r.n LEFT JOIN resolved s ON s.n = r.n`,
+    [JSON.stringify(records)],
+  );
+  const outcomes: ClickConversionOutcome[] = requests.map(() => ({ status: 'no-click' }));
+  for (const row of rows) {
+    if (!row.key_live) outcomes[row.n] = { status: 'key-revoked' };
+    else if (row.id !== null) outcomes[row.n] = { status: 'saved', saved: { id: row.id, matched: row.matched, created: row.created, queued: row.queued } };
+  }
+  return outcomes;
+}
+
+/**
+ * Stores one conversion with the click it was matched to (or none). Resolves to null, writing
+ * nothing, when its API key is no longer live.
+ */
+export async function saveConversion(
+  db: Queryable,
+  c: ConversionFields,
+  auditId: string,
+  click: { clickId: string | null; campaignId: string | null; matched: boolean },
+): Promise<SavedConversion | null> {
   const rows = await db.query<SavedConversion>(
-    `WITH click AS (
-       SELECT id, campaign_id FROM clicks WHERE id = $11::text AND org_id = $2::text AND ${ATTRIBUTABLE}
-     ), saved AS (${INSERT_CONVERSION} SELECT ${SHARED_VALUES}, click.id, click.campaign_id, true FROM click ${UPSERT_AND_LOG}`,
-    sharedParams(c, auditId, clickId),
+    `WITH ready AS (
+       SELECT * FROM (
+         SELECT 0 AS n, $1::text AS id, $2::text AS org_id, $3::text AS event_name, $4::text AS source, $5::text AS api_key_id,
+                $6::text AS audit_id, $7::numeric AS value, $8::text AS currency, $9::text AS order_id, $10::text AS gclid,
+                $11::text AS click_id, $12::text AS campaign_id, $13::boolean AS matched) r
+        WHERE ${LIVE_KEY}
+     ), ${STORE_READY}
+     SELECT id, matched, created, (SELECT count(*)::int FROM queued) AS queued FROM resolved`,
+    [c.id, c.orgId, c.eventName, c.source, c.apiKeyId, auditId, c.value, c.currency, c.orderId, c.gclid, click.clickId, click.campaignId, click.matched],
   );
   return rows[0] ?? null;
 }
@@ -133,11 +199,20 @@ export function listConversions(db: Queryable, orgId: string, limit: number): Pr
  * Returns the ids it matched.
  */
 export async function matchLateConversions(db: Queryable, since: Date): Promise<string[]> {
+  // Candidates come from conversions_unmatched_idx (sql/0041); each looks up its click by
+  // primary key (LATERAL ... LIMIT 1), so the plan stays a handful of index probes however
+  // stale the table's statistics are while conversions pour in.
   const byClickId = await db.query<{ id: string }>(
-    `UPDATE conversions c SET matched = true, campaign_id = k.campaign_id, updated_at = now()
-       FROM clicks k
-      WHERE NOT c.matched AND (c.click_id IS NOT NULL OR c.gclid IS NOT NULL) AND c.created_at > $1
-        AND k.id = c.click_id AND k.org_id = c.org_id AND k.drop_reason IS NULL AND NOT k.is_bot
+    `UPDATE conversions c SET matched = true, campaign_id = m.campaign_id, updated_at = now()
+       FROM (SELECT u.id, k.campaign_id
+               FROM conversions u
+              CROSS JOIN LATERAL (
+                SELECT campaign_id FROM clicks
+                 WHERE id = u.click_id AND org_id = u.org_id AND drop_reason IS NULL AND NOT is_bot
+                 LIMIT 1) k
+              WHERE NOT u.matched AND (u.click_id IS NOT NULL OR u.gclid IS NOT NULL) AND u.created_at > $1
+                AND u.click_id IS NOT NULL) m
+      WHERE c.id = m.id AND NOT c.matched
       RETURNING c.id`,
     [since],
   );

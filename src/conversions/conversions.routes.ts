@@ -2,21 +2,23 @@ import { Elysia } from 'elysia';
 import { authPlugin } from '../auth/auth.plugin';
 import type { Services } from '../services';
 import { ConversionInput, ListConversionsQuery, PostbackQuery } from './conversions.model';
+import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
-export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker'>) {
+export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache'>) {
   const deps: ConversionsDeps = {
     db: services.db,
     clock: services.clock,
+    writer: createClickConversionWriter(services.db),
     onDeliveriesQueued: () => services.postbackWorker.wake(),
   };
   const postback = async ({ query, principal }: { query: PostbackQuery; principal: { keyId: string; orgId: string } }) =>
     recordConversion(deps, principal, parsePostbackQuery(query), 'postback');
   return new Elysia({ name: 'conversions-routes' })
     .use(authPlugin(services))
-    .get('/postback', postback, { apiKey: 'header-or-query', query: PostbackQuery })
-    .post('/postback', postback, { apiKey: 'header-or-query', query: PostbackQuery })
+    .get('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery })
+    .post('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery })
     .post(
       '/api/v1/conversions',
       async ({ body, principal, set }) => {
@@ -24,7 +26,8 @@ export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'cl
         set.status = 201;
         return result;
       },
-      { apiKey: true, body: ConversionInput, transform: checkConversionInput },
+      // writeKey: every conversion write re-checks the key (conversions.repo.ts).
+      { writeKey: true, body: ConversionInput, transform: checkConversionInput },
     )
     .get('/api/v1/conversions', async ({ query, principal }) => ({ data: await listOrgConversions(deps, principal.orgId, query.limit ?? 100) }), {
       apiKey: true,

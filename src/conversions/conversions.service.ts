@@ -1,6 +1,6 @@
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import type { Db } from '../db/db';
-import { HttpError, validationError, type ValidationBody } from '../http/errors';
+import { HttpError, unauthorized, validationError, type ValidationBody } from '../http/errors';
 import { strictBody } from '../http/strict-body';
 import { newId, type Clock } from '../shared/ids';
 import { matchClick, type MatchTiming } from './conversions.match';
@@ -12,12 +12,15 @@ import {
   type ConversionSource,
   type PostbackQuery,
 } from './conversions.model';
-import { listConversions, saveConversion, saveIfClickMatches, type ConversionFields } from './conversions.repo';
+import { listConversions, saveConversion, type ConversionFields, type SavedConversion } from './conversions.repo';
+import type { ClickConversionWriter } from './conversions.writer';
 
 export interface ConversionsDeps {
   db: Db;
   clock: Clock;
   timing?: MatchTiming;
+  /** Group commit for the hot path (a click id that names a stored click). */
+  writer: ClickConversionWriter;
   /** Called after a commit that queued outbound postbacks, so this node sends them at once. */
   onDeliveriesQueued?: () => void;
 }
@@ -67,6 +70,9 @@ export function parsePostbackQuery(query: PostbackQuery): ConversionInput {
  * Stores a conversion: match its click (same organization only), then insert - or, for a
  * repeated order_id + event, update value and currency - with its audit row and its outbound
  * postbacks atomically. Outbound postbacks are queued only when the conversion is new.
+ * A click id that names a stored click takes the group-committed hot path; anything else
+ * (a click still in the pipeline, a gclid, no match) is matched and stored on its own.
+ * Every write checks that the API key is still live, so a revoked key stores nothing (401).
  */
 export async function recordConversion(
   deps: ConversionsDeps,
@@ -87,7 +93,12 @@ export async function recordConversion(
     apiKeyId: principal.keyId,
   };
   const auditId = newId();
-  let saved = input.click_id === undefined ? null : await saveIfClickMatches(deps.db, fields, auditId, input.click_id);
+  let saved: SavedConversion | null = null;
+  if (input.click_id !== undefined) {
+    const outcome = await deps.writer.submit({ fields, auditId, clickId: input.click_id });
+    if (outcome.status === 'key-revoked') throw unauthorized();
+    if (outcome.status === 'saved') saved = outcome.saved;
+  }
   if (!saved) {
     const click = await matchClick(deps, principal.orgId, { clickId: input.click_id, gclid: input.gclid });
     saved = await saveConversion(deps.db, fields, auditId, {
@@ -95,6 +106,7 @@ export async function recordConversion(
       campaignId: click?.campaignId ?? null,
       matched: click !== null,
     });
+    if (!saved) throw unauthorized();
   }
   if (saved.queued > 0) deps.onDeliveriesQueued?.();
   return { ok: true, id: saved.id, matched: saved.matched };

@@ -1,0 +1,27 @@
+/**
+ * Messages between a node's main thread and its mirror thread (mirror.thread.ts and
+ * mirror.worker.ts). Requests carry an id; the worker answers each with the same id.
+ */
+export interface MirrorWorkerInit {
+  databaseUrl: string;
+  path: string;
+  intervalMs: number;
+  tables?: readonly string[];
+  batchSize?: number;
+  /** Whether the main thread's ingest has a backlog as the thread starts. */
+  busy: boolean;
+}
+
+export type MirrorRequest =
+  | { kind: 'catchUp'; id: number }
+  | { kind: 'query'; id: number; sql: string; params: readonly unknown[] }
+  | { kind: 'stop'; id: number }
+  /** The main thread's ingest backlog changed: interval rounds wait while it is true. */
+  | { kind: 'busy'; busy: boolean };
+
+export type MirrorReply =
+  | { kind: 'ready' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'log'; message: string }
+  | { kind: 'result'; id: number; ok: true; value: unknown }
+  | { kind: 'result'; id: number; ok: false; message: string };

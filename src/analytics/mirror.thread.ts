@@ -1,0 +1,117 @@
+import type { Mirror } from './mirror';
+import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
+
+export interface MirrorThreadOptions extends Omit<MirrorWorkerInit, 'busy'> {
+  /** Asked a few times a second; the answer is passed to the thread when it changes. */
+  busy?: () => boolean;
+  log?: (message: string) => void;
+}
+
+/** How often the main thread tells the mirror thread whether ingest has a backlog. */
+const BUSY_POLL_MS = 200;
+/**
+ * How long stop() waits for the thread: its final catch-up is bounded at 5 s and closing its
+ * connection at 5 s more. A thread that has not answered by then is ended anyway; what it had
+ * not copied is copied at the next start, from the cursor DuckDB keeps.
+ */
+const STOP_WAIT_MS = 15_000;
+
+/**
+ * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface.
+ * Used on Postgres, where the thread can open its own connection; PGlite lives inside the
+ * main thread's memory, so there the mirror runs in-process.
+ */
+export async function createMirrorThread({ busy, log = console.error, ...init }: MirrorThreadOptions): Promise<Mirror> {
+  const worker = new Worker(new URL('./mirror.worker.ts', import.meta.url).href);
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 1;
+  let stopped = false;
+  let exited = false;
+
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<MirrorReply>) => {
+      const message = event.data;
+      if (message.kind === 'ready') resolve();
+      else if (message.kind === 'failed') reject(new Error(message.message));
+      else if (message.kind === 'log') log(message.message);
+      else {
+        const request = waiting.get(message.id);
+        waiting.delete(message.id);
+        if (message.ok) request?.resolve(message.value);
+        else request?.reject(new Error(message.message));
+      }
+    };
+    worker.addEventListener('error', (event) => {
+      const error = new Error(`analytics mirror thread failed: ${event.message}`);
+      reject(error);
+      for (const request of waiting.values()) request.reject(error);
+      waiting.clear();
+    });
+    worker.addEventListener('close', () => {
+      exited = true;
+      const error = new Error('analytics mirror thread exited');
+      reject(error);
+      for (const request of waiting.values()) request.reject(error);
+      waiting.clear();
+    });
+  });
+  let lastBusy = busy?.() ?? false;
+  worker.postMessage({ ...init, busy: lastBusy } satisfies MirrorWorkerInit);
+  try {
+    await ready;
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+
+  type Question = Extract<MirrorRequest, { id: number }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+  function ask<T>(request: Question): Promise<T> {
+    if (exited) return Promise.reject(new Error('analytics mirror thread exited'));
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...request, id } as MirrorRequest);
+    });
+  }
+
+  const busyTimer = busy
+    ? setInterval(() => {
+        const now = busy();
+        if (now !== lastBusy) worker.postMessage({ kind: 'busy', busy: (lastBusy = now) } satisfies MirrorRequest);
+      }, BUSY_POLL_MS)
+    : undefined;
+  busyTimer?.unref?.();
+  // The thread alone never keeps the process alive; stop() ends it.
+  worker.unref();
+
+  return {
+    start() {
+      // The thread starts copying as soon as it is ready.
+    },
+    catchUp() {
+      if (stopped) return Promise.reject(new Error('analytics mirror is stopped'));
+      return ask<number>({ kind: 'catchUp' });
+    },
+    query<T>(sql: string, params: readonly unknown[] = []) {
+      if (stopped) return Promise.reject(new Error('analytics mirror is stopped'));
+      return ask<T[]>({ kind: 'query', sql, params });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(busyTimer);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${STOP_WAIT_MS / 1000} s`)), STOP_WAIT_MS);
+      });
+      try {
+        await Promise.race([ask({ kind: 'stop' }), timeout]);
+      } catch (error) {
+        log(`analytics mirror: stop failed: ${error instanceof Error ? error.message : error}`);
+      } finally {
+        clearTimeout(timer);
+      }
+      worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * The mirror thread: its own Postgres connection, its own DuckDB, its own event loop. Reading
+ * rows back from Postgres and appending them to DuckDB is synchronous work that would
+ * otherwise hold up the requests the main thread is answering. Started by mirror.thread.ts.
+ */
+import { openPostgres } from '../db/postgres';
+import { createMirror, type Mirror } from './mirror';
+import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
+
+declare const self: Worker;
+
+const reply = (message: MirrorReply) => self.postMessage(message);
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+let mirror: Mirror | undefined;
+let busy = false;
+let stopping: Promise<void> | undefined;
+
+async function start(init: MirrorWorkerInit) {
+  busy = init.busy;
+  // One connection: a round reads one batch at a time.
+  const db = openPostgres(init.databaseUrl, { max: 1 });
+  try {
+    mirror = await createMirror({
+      db,
+      path: init.path,
+      intervalMs: init.intervalMs,
+      tables: init.tables,
+      batchSize: init.batchSize,
+      busy: () => busy,
+      log: (message, error) => reply({ kind: 'log', message: error === undefined ? message : `${message}: ${messageOf(error)}` }),
+    });
+  } catch (error) {
+    await db.close();
+    reply({ kind: 'failed', message: messageOf(error) });
+    return;
+  }
+  const running = mirror;
+  const stop = async () => {
+    await running.stop();
+    await db.close();
+  };
+  self.onmessage = (event: MessageEvent<MirrorRequest>) => {
+    const request = event.data;
+    if (request.kind === 'busy') {
+      busy = request.busy;
+      return;
+    }
+    const work: Promise<unknown> =
+      request.kind === 'catchUp' ? running.catchUp() : request.kind === 'query' ? running.query(request.sql, request.params) : (stopping ??= stop());
+    work.then(
+      (value) => reply({ kind: 'result', id: request.id, ok: true, value: request.kind === 'stop' ? null : value }),
+      (error) => reply({ kind: 'result', id: request.id, ok: false, message: messageOf(error) }),
+    );
+  };
+  running.start();
+  reply({ kind: 'ready' });
+}
+
+self.onmessage = (event: MessageEvent<MirrorWorkerInit>) => {
+  void start(event.data);
+};

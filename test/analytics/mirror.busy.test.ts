@@ -1,0 +1,43 @@
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { backends } from '../support/db';
+import { countFor, insertClick, newOrg, testMirror } from './mirror.helpers';
+
+// Database boots and DuckDB files on a shared, loaded machine; no assertion depends on time.
+setDefaultTimeout(40_000);
+
+/*
+ * The mirror gives way while the node's ingest is busy, but for a bounded time: a round that
+ * has waited the longest deferral copies everything, even if the node is still busy.
+ */
+for (const backend of backends()) {
+  describe(`analytics mirror under load on ${backend.name}`, async () => {
+    const db = await backend.create();
+    const copied = async (mirror: Awaited<ReturnType<typeof testMirror>>, org: string) =>
+      (await countFor(mirror, 'clicks', org).catch(() => ({ rows: 0 }))).rows;
+
+    test('interval rounds wait while busy and copy once the node is idle', async () => {
+      let busy = true;
+      const org = newOrg();
+      const mirror = await testMirror({ db, tables: ['clicks'], intervalMs: 10, busy: () => busy, maxDeferralMs: 60_000 });
+      await insertClick(db, org);
+      mirror.start();
+      await Bun.sleep(300); // thirty intervals
+      expect(await copied(mirror, org)).toBe(0);
+      busy = false;
+      for (let i = 0; i < 200 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      expect(await copied(mirror, org)).toBe(1);
+    });
+
+    test('after the longest deferral a round copies every batch although the node stays busy', async () => {
+      const org = newOrg();
+      for (let i = 0; i < 20; i++) await insertClick(db, org);
+      // batchSize 3: twenty rows need seven batches; a round that gave way after its first batch
+      // would copy three, and the next round would come only after another 5 s deferral.
+      const mirror = await testMirror({ db, tables: ['clicks'], intervalMs: 10, batchSize: 3, busy: () => true, maxDeferralMs: 5_000 });
+      mirror.start();
+      for (let i = 0; i < 400 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      await Bun.sleep(1_000); // the first round finishes; the next is 4 s away
+      expect(await copied(mirror, org)).toBe(20);
+    });
+  });
+}
