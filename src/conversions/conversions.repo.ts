@@ -199,9 +199,10 @@ export function listConversions(db: Queryable, orgId: string, limit: number): Pr
  * Returns the ids it matched.
  */
 export async function matchLateConversions(db: Queryable, since: Date): Promise<string[]> {
-  // Candidates come from conversions_unmatched_idx (sql/0041); each looks up its click by
-  // primary key (LATERAL ... LIMIT 1), so the plan stays a handful of index probes however
-  // stale the table's statistics are while conversions pour in.
+  // Candidates come from conversions_unmatched_idx (sql/0030); each looks up its click by
+  // primary key (LATERAL ... LIMIT 1). Both statements are planned on every call (they run
+  // every 2 s, not per request): a plan cached while the table was nearly empty would scan
+  // every conversion ever stored (QueryOptions.planEachCall).
   const byClickId = await db.query<{ id: string }>(
     `UPDATE conversions c SET matched = true, campaign_id = m.campaign_id, updated_at = now()
        FROM (SELECT u.id, k.campaign_id
@@ -215,6 +216,7 @@ export async function matchLateConversions(db: Queryable, since: Date): Promise<
       WHERE c.id = m.id AND NOT c.matched
       RETURNING c.id`,
     [since],
+    { planEachCall: true },
   );
   const byGclid = await db.query<{ id: string }>(
     `UPDATE conversions c SET matched = true, click_id = m.click_id, campaign_id = m.campaign_id, updated_at = now()
@@ -229,6 +231,7 @@ export async function matchLateConversions(db: Queryable, since: Date): Promise<
       WHERE c.id = m.conversion_id AND NOT c.matched
       RETURNING c.id`,
     [since],
+    { planEachCall: true },
   );
   return [...byClickId, ...byGclid].map((row) => row.id);
 }

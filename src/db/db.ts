@@ -1,9 +1,19 @@
 /** One row as both adapters return it: column name to parsed value. */
 export type Row = Record<string, unknown>;
 
+export interface QueryOptions {
+  /**
+   * Plan the statement on every call instead of reusing a plan cached on the connection. For
+   * statements on tables that start empty and grow fast (installs, conversions): a plan cached
+   * while the table held a page or two is a sequential scan, and Postgres keeps it until the
+   * table is next analyzed, which with autovacuum off or lagging may be never.
+   */
+  planEachCall?: boolean;
+}
+
 /** What a statement runs on: the pool, or one transaction. SQL uses $1, $2 ... parameters. */
 export interface Queryable {
-  query<T = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Row>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
   /** Runs a script of several statements without parameters (migrations only). */
   exec(script: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { bulkInsertStatements, type Db, type Queryable } from './db';
+import { bulkInsertStatements, type Db, type Queryable, type QueryOptions } from './db';
 
 /**
  * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
@@ -23,9 +23,10 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
     connection: { application_name: 'svc' },
   });
   const run = (runner: postgres.Sql | postgres.TransactionSql): Queryable => ({
-    async query<T>(text: string, params: readonly unknown[] = []) {
-      // Prepared: each distinct statement text is planned once per connection, not per call.
-      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+    async query<T>(text: string, params: readonly unknown[] = [], options: QueryOptions = {}) {
+      // Prepared: each distinct statement text is parsed once per connection, and Postgres may
+      // reuse its plan. An unnamed statement is planned anew for every call (QueryOptions).
+      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: !options.planEachCall });
       return rows as unknown as T[];
     },
     async exec(script: string) {

@@ -7,7 +7,8 @@ import { newId, type Clock } from '../shared/ids';
 import type { IpHasher } from '../shared/ip-hash';
 import { deviceIdHash } from './device-id';
 import type { InstallForwarder } from './forwarder.service';
-import { findInstallByDevice, insertInstall, reattributeInstall, type InstallRow } from './installs.repo';
+import { findInstallByDevice, reattributeInstall, type InstallRow } from './installs.repo';
+import type { InstallWriter } from './installs.writer';
 import type { InstallRequest, InstallResponse } from './sdk.model';
 
 export interface InstallDeps {
@@ -15,6 +16,8 @@ export interface InstallDeps {
   clock: Clock;
   ipHasher: IpHasher;
   forwarder: InstallForwarder;
+  /** Group commit for new installs (installs.writer.ts). */
+  installWriter: InstallWriter;
 }
 
 export interface InstallOutcome {
@@ -74,7 +77,7 @@ export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; req
   if (existing) return repeatInstall(deps, { app, request, hash, existing, waterfall });
 
   const attribution = await runWaterfall(deps, waterfall);
-  const inserted = await insertInstall(deps.db, {
+  const inserted = await deps.installWriter.submit({
     id: newId(),
     orgId: app.orgId,
     appId: app.appId,

@@ -15,13 +15,19 @@ export interface InstallRow {
 
 const INSTALL_COLUMNS = 'id, attribution_method, campaign_id, click_id, deep_link_path, is_reattribution, installed_at, attributed_at';
 
+/*
+ * Lookups on installs are planned on every call (QueryOptions.planEachCall): the table starts
+ * empty, and a plan cached while it held a page would scan every install of the app later.
+ */
 export async function findInstallByDevice(db: Queryable, appId: string, deviceIdHash: string): Promise<InstallRow | null> {
-  const rows = await db.query<InstallRow>(`SELECT ${INSTALL_COLUMNS} FROM installs WHERE app_id = $1 AND device_id_hash = $2`, [appId, deviceIdHash]);
+  const rows = await db.query<InstallRow>(`SELECT ${INSTALL_COLUMNS} FROM installs WHERE app_id = $1 AND device_id_hash = $2`, [appId, deviceIdHash], {
+    planEachCall: true,
+  });
   return rows[0] ?? null;
 }
 
 export async function findInstallById(db: Queryable, appId: string, installId: string): Promise<InstallRow | null> {
-  const rows = await db.query<InstallRow>(`SELECT ${INSTALL_COLUMNS} FROM installs WHERE app_id = $1 AND id = $2`, [appId, installId]);
+  const rows = await db.query<InstallRow>(`SELECT ${INSTALL_COLUMNS} FROM installs WHERE app_id = $1 AND id = $2`, [appId, installId], { planEachCall: true });
   return rows[0] ?? null;
 }
 
@@ -43,39 +49,63 @@ export interface NewInstall {
   householdHash: string | null;
 }
 
+/** The columns of one new install, as the batched insert reads them from JSON. */
+const NEW_INSTALL_RECORD = `n int, id text, org_id text, app_id text, device_id_hash text, platform text, os_version text,
+  app_version text, sdk_version text, locale text, timezone text, limit_ad_tracking boolean, installed_at timestamptz,
+  attribution_method text, campaign_id text, click_id text, impression_id text, deep_link_path text, match_evidence jsonb,
+  confidence real, ip_day_hash text, household_hash text`;
+
 /**
- * Inserts the install unless the app already has one for this device (the idempotency key).
- * Resolves to null when another call for the same device won the race.
+ * Inserts installs in ONE statement, each unless its app already has one for its device (the
+ * idempotency key). Resolves, per install and in order, to the stored row, or to null when
+ * another call for the same device won the race. The installs arrive as one JSON parameter, so
+ * the statement text never changes and stays prepared.
  */
-export async function insertInstall(db: Queryable, install: NewInstall): Promise<InstallRow | null> {
-  const a = install.attribution;
+export async function insertInstalls(db: Queryable, installs: readonly NewInstall[]): Promise<(InstallRow | null)[]> {
+  const records = installs.map((install, n) => {
+    const a = install.attribution;
+    return {
+      n,
+      id: install.id,
+      org_id: install.orgId,
+      app_id: install.appId,
+      device_id_hash: install.deviceIdHash,
+      platform: install.platform,
+      os_version: install.osVersion,
+      app_version: install.appVersion,
+      sdk_version: install.sdkVersion,
+      locale: install.locale,
+      timezone: install.timezone,
+      limit_ad_tracking: install.limitAdTracking,
+      installed_at: install.installedAt.toISOString(),
+      attribution_method: a.method,
+      campaign_id: a.campaignId,
+      click_id: a.clickId,
+      impression_id: a.impressionId,
+      deep_link_path: a.deepLinkPath,
+      match_evidence: a.evidence,
+      confidence: a.confidence,
+      ip_day_hash: install.ipDayHash,
+      household_hash: install.householdHash,
+    };
+  });
   const rows = await db.query<InstallRow>(
-    `INSERT INTO installs (id, org_id, app_id, device_id_hash, platform, os_version, app_version, sdk_version, locale, timezone,
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${NEW_INSTALL_RECORD})
+     )
+     INSERT INTO installs (id, org_id, app_id, device_id_hash, platform, os_version, app_version, sdk_version, locale, timezone,
        limit_ad_tracking, installed_at, attribution_method, campaign_id, click_id, impression_id, deep_link_path, match_evidence,
        confidence, is_reattribution, attributed_at, ip_day_hash, household_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, $13, $14, $15, $16, $17, $18::text::jsonb, $19, false,
-       $12::timestamptz, $20, $21)
+     SELECT id, org_id, app_id, device_id_hash, platform, os_version, app_version, sdk_version, locale, timezone,
+       limit_ad_tracking, installed_at, attribution_method, campaign_id, click_id, impression_id, deep_link_path, match_evidence,
+       confidence, false, installed_at, ip_day_hash, household_hash
+       FROM input ORDER BY n
      ON CONFLICT (app_id, device_id_hash) DO NOTHING
      RETURNING ${INSTALL_COLUMNS}`,
-    [
-      install.id,
-      install.orgId,
-      install.appId,
-      install.deviceIdHash,
-      install.platform,
-      install.osVersion,
-      install.appVersion,
-      install.sdkVersion,
-      install.locale,
-      install.timezone,
-      install.limitAdTracking,
-      install.installedAt.toISOString(),
-      ...attributionValues(a),
-      install.ipDayHash,
-      install.householdHash,
-    ],
+    [JSON.stringify(records)],
   );
-  return rows[0] ?? null;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return installs.map((install) => byId.get(install.id) ?? null);
 }
 
 /** The attribution columns' values, in the order both statements below list them. */

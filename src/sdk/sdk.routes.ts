@@ -5,6 +5,7 @@ import { clientIp } from '../http/client-ip';
 import type { Services } from '../services';
 import { forwarderRoutes } from './forwarder.routes';
 import { recordInstall } from './install.service';
+import { createInstallWriter } from './installs.writer';
 import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
@@ -17,6 +18,7 @@ type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'inst
 export function sdkRoutes(services: SdkServices) {
   const { db, config, clock, ipHasher } = services;
   const deps = { db, clock };
+  const installDeps = { db, clock, ipHasher, forwarder: services.installForwarder, installWriter: createInstallWriter(db) };
   return new Elysia({ name: 'sdk' })
     .use(authPlugin({ db, config }))
     .use(forwarderRoutes({ db, config }))
@@ -25,7 +27,7 @@ export function sdkRoutes(services: SdkServices) {
       async ({ body, sdkApp, request, server, set }) => {
         assertSdkPlatform(sdkApp, body.platform);
         const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
-        const outcome = await recordInstall({ db, clock, ipHasher, forwarder: services.installForwarder }, { app: sdkApp, request: body, ip });
+        const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip });
         set.status = outcome.status;
         return outcome.body;
       },

@@ -86,6 +86,29 @@ for (const backend of backends()) {
       });
     });
 
+    describe('installs written together (group commit)', () => {
+      test('thirty concurrent installs of different devices each get their own row and attribution', async () => {
+        const app = await newApp();
+        const { campaignId } = await insertCampaign(db, app.orgId, { appId: app.appId });
+        const clicks = await Promise.all(Array.from({ length: 15 }, () => insertClick(db, ipHasher, { orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), campaignId, ip: null })));
+        const devices = Array.from({ length: 30 }, () => hashedDeviceId());
+        const responses = await Promise.all(
+          devices.map((device_id, i) => sdkCall(t, app.sdkKey, `198.51.100.${i + 1}`)('install', { device_id, platform: 'android', ...(i < 15 ? { click_id: clicks[i] } : {}) })),
+        );
+        expect(responses.map((r) => r.status)).toEqual(devices.map(() => 201));
+        const answers = await Promise.all(responses.map(body));
+        expect(new Set(answers.map((a) => a.install_id)).size).toBe(30);
+        answers.forEach((answer, i) => {
+          expect(answer.attribution).toMatchObject(i < 15 ? { method: 'CLICK_ID', click_id: clicks[i], campaign: campaignId } : { method: 'ORGANIC', click_id: null });
+        });
+        const rows = await db.query<{ id: string; device_id_hash: string; click_id: string | null }>('SELECT id, device_id_hash, click_id FROM installs WHERE app_id = $1', [app.appId]);
+        expect(rows).toHaveLength(30);
+        answers.forEach((answer, i) => {
+          expect(rows.find((row) => row.id === answer.install_id)).toMatchObject({ device_id_hash: devices[i], click_id: i < 15 ? clicks[i] : null });
+        });
+      });
+    });
+
     describe('re-attribution', () => {
       test('before reattribution_days have passed a repeat answers the install unchanged, even with a new click', async () => {
         const app = await newApp({ reattributionDays: 30 });

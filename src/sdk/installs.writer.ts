@@ -1,0 +1,22 @@
+import type { Queryable } from '../db/db';
+import { isStatementRefused } from '../db/errors';
+import { createGroupCommit, type GroupCommit } from '../shared/group-commit';
+import { insertInstalls, type InstallRow, type NewInstall } from './installs.repo';
+
+export type InstallWriter = GroupCommit<NewInstall, InstallRow | null>;
+
+/**
+ * New installs are inserted by group commit (src/shared/group-commit.ts): the installs that
+ * arrive while the previous insert is committing share the next statement, so a launch-day
+ * burst costs a few WAL flushes, not one per device. An answer goes out only after its
+ * statement committed. Two installs of one device may share a statement: the second finds the
+ * first's row (ON CONFLICT DO NOTHING) and is answered as the repeat it is.
+ */
+export function createInstallWriter(db: Queryable, options: { maxBatch?: number; maxInFlight?: number } = {}): InstallWriter {
+  return createGroupCommit({
+    write: (installs) => insertInstalls(db, installs),
+    retryAlone: isStatementRefused,
+    maxBatch: options.maxBatch ?? 128,
+    maxInFlight: options.maxInFlight ?? 1,
+  });
+}
