@@ -6,7 +6,8 @@ export interface QueryOptions {
    * Plan the statement on every call instead of reusing a plan cached on the connection. For
    * statements on tables that start empty and grow fast (installs, conversions): a plan cached
    * while the table held a page or two is a sequential scan, and Postgres keeps it until the
-   * table is next analyzed, which with autovacuum off or lagging may be never.
+   * table is next analyzed, which with autovacuum off or lagging may be never. On Postgres
+   * such statements run on connections set to `plan_cache_mode = force_custom_plan`.
    */
   planEachCall?: boolean;
 }

@@ -15,30 +15,39 @@ const sharedTypes = {
 };
 
 export function openPostgres(url: string, options: { max?: number; idleTimeoutSeconds?: number } = {}): Db {
-  const sql = postgres(url, {
-    max: options.max ?? 10,
-    idle_timeout: options.idleTimeoutSeconds,
-    onnotice: () => {},
-    types: sharedTypes,
-    connection: { application_name: 'svc' },
-  });
-  const run = (runner: postgres.Sql | postgres.TransactionSql): Queryable => ({
-    async query<T>(text: string, params: readonly unknown[] = [], options: QueryOptions = {}) {
+  const max = options.max ?? 10;
+  const connect = (size: number, settings: Record<string, string> = {}) =>
+    postgres(url, {
+      max: size,
+      idle_timeout: options.idleTimeoutSeconds,
+      onnotice: () => {},
+      types: sharedTypes,
+      connection: { application_name: 'svc', ...settings },
+    });
+  const sql = connect(max);
+  // Statements asked to be planned on every call run on a few connections of their own, where
+  // Postgres never reuses a cached plan. They stay prepared: an unnamed statement would cost a
+  // second round trip (the driver describes it before binding).
+  let customPlans: postgres.Sql | undefined;
+  const customPlanPool = () => (customPlans ??= connect(Math.min(4, max), { plan_cache_mode: 'force_custom_plan' }));
+  const run = (runner: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): Queryable => ({
+    async query<T>(text: string, params: readonly unknown[] = [], queryOptions: QueryOptions = {}) {
       // Prepared: each distinct statement text is parsed once per connection, and Postgres may
-      // reuse its plan. An unnamed statement is planned anew for every call (QueryOptions).
-      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: !options.planEachCall });
+      // reuse its plan. Inside a transaction the statement runs on the transaction's connection.
+      const target = queryOptions.planEachCall && !inTransaction ? customPlanPool() : runner;
+      const rows = await target.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
       return rows as unknown as T[];
     },
     async exec(script: string) {
       await runner.unsafe(script).simple();
     },
   });
-  const pool = run(sql);
+  const pool = run(sql, false);
   return {
     kind: 'postgres',
     query: pool.query,
     exec: pool.exec,
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => sql.begin((tx) => fn(run(tx))) as Promise<T>,
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => sql.begin((tx) => fn(run(tx, true))) as Promise<T>,
     async bulkInsert(table, columns, rows, suffix) {
       let count = 0;
       for (const statement of bulkInsertStatements(table, columns, rows, suffix)) {
@@ -57,7 +66,7 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
       await sql.notify(channel, payload);
     },
     async close() {
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), customPlans?.end({ timeout: 5 })]);
     },
   };
 }
