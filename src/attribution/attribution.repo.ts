@@ -28,7 +28,11 @@ interface ClickRow {
 
 const CLICK_COLUMNS = `c.id, COALESCE(c.campaign_id, l.campaign_id) AS campaign_id, c.created_at, l.deep_link_path,
   c.os_family, c.os_version, c.device_type`;
-const CLICK_FROM = 'clicks c LEFT JOIN links l ON l.id = c.link_id AND l.org_id = c.org_id';
+// The link is probed by primary key for each candidate click (LATERAL ... LIMIT 1, which the
+// planner cannot flatten into a join): a hash join would read every link of the organization
+// on each install to find the few the candidates point at.
+const CLICK_FROM = `clicks c LEFT JOIN LATERAL (
+    SELECT campaign_id, deep_link_path FROM links WHERE id = c.link_id AND org_id = c.org_id LIMIT 1) l ON true`;
 
 function toClick(row: ClickRow): ClickTouch {
   return {
@@ -96,8 +100,8 @@ export interface SignalTouches {
 type TouchRow = ClickRow & { kind: 'ip_click' | 'view_impression' | 'household_click' | 'household_impression' };
 
 /** A click or impression of a campaign made for another app of the organization never attributes this app. */
-const CLICK_FOR_APP = 'LEFT JOIN campaigns k ON k.id = COALESCE(c.campaign_id, l.campaign_id)';
-const IMPRESSION_FOR_APP = 'LEFT JOIN campaigns k ON k.id = i.campaign_id';
+const CLICK_FOR_APP = 'LEFT JOIN LATERAL (SELECT app_id FROM campaigns WHERE id = COALESCE(c.campaign_id, l.campaign_id) LIMIT 1) k ON true';
+const IMPRESSION_FOR_APP = 'LEFT JOIN LATERAL (SELECT app_id FROM campaigns WHERE id = i.campaign_id LIMIT 1) k ON true';
 const IMPRESSION_COLUMNS = 'i.id, i.campaign_id, i.created_at, NULL AS deep_link_path, NULL AS os_family, NULL AS os_version, NULL AS device_type';
 const range = (from: number) => `AND created_at >= $${from}::timestamptz AND created_at <= $${from + 1}::timestamptz
         AND ($${from + 2}::timestamptz IS NULL OR created_at > $${from + 2}::timestamptz)`;
