@@ -1,6 +1,7 @@
 import { startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
+import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
@@ -23,6 +24,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Keys this node found live, for routes whose writes re-check them (src/auth/api-key-cache.ts). */
   apiKeyCache: ApiKeyCache;
+  /** Apps behind SDK keys, for a few seconds (src/auth/sdk-key-cache.ts). */
+  sdkKeyCache: SdkKeyCache;
   ipHasher: IpHasher;
   linkChanges: LinkChanges;
   /** Tracking host (src/tracking/): link cache, campaign cache, and the click pipeline with `clickPipeline.flush()`. */
@@ -59,6 +62,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     clock: options.clock ?? systemClock,
     rateLimiter,
     apiKeyCache: createApiKeyCache(db),
+    sdkKeyCache: createSdkKeyCache(db),
     ipHasher,
     linkChanges,
     ...tracking,

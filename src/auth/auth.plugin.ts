@@ -3,15 +3,17 @@ import type { Config } from '../config';
 import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
 import type { ApiKeyCache } from './api-key-cache';
+import type { SdkKeyCache } from './sdk-key-cache';
 import { authenticateApiKey } from './api-keys';
-import { authenticateSdkKey } from './sdk-keys';
 import { readCookie, SESSION_COOKIE, verifySession } from './sessions';
 
 export interface AuthDeps {
   db: Db;
   config: Pick<Config, 'sessionSecret'>;
-  /** For `writeKey` routes; without it they authenticate against the database like `apiKey`. */
-  apiKeyCache?: ApiKeyCache;
+  /** For `writeKey` routes (src/auth/api-key-cache.ts). */
+  apiKeyCache: ApiKeyCache;
+  /** For `sdkKey` routes (src/auth/sdk-key-cache.ts). */
+  sdkKeyCache: SdkKeyCache;
 }
 
 function bearer(header: string | null): string | undefined {
@@ -36,7 +38,12 @@ function queryParam(url: string, name: string): string | undefined {
  *   { session: true }          svc_session cookie                      -> `session` {userId, orgId}
  * A missing, wrong or revoked credential answers 401 {"error":"unauthorized"}.
  */
-export function authPlugin({ db, config, apiKeyCache }: AuthDeps) {
+/*
+ * Elysia keeps one instance of a named plugin per app: whichever module registers `auth` first
+ * supplies every module's macros. So every module passes the same services (AuthDeps requires
+ * the caches), never a partial set.
+ */
+export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
   const presentedApiKey = (request: Request, mode: true | 'header-or-query') =>
     bearer(request.headers.get('authorization')) ?? (mode === 'header-or-query' ? queryParam(request.url, 'api_key') : undefined);
   return new Elysia({ name: 'auth' }).macro({
@@ -50,7 +57,7 @@ export function authPlugin({ db, config, apiKeyCache }: AuthDeps) {
     writeKey: (mode: true | 'header-or-query') => ({
       async resolve({ request }) {
         const presented = presentedApiKey(request, mode);
-        const principal = apiKeyCache ? await apiKeyCache.authenticate(presented) : await authenticateApiKey(db, presented);
+        const principal = await apiKeyCache.authenticate(presented);
         if (!principal) throw unauthorized();
         return { principal };
       },
@@ -58,7 +65,7 @@ export function authPlugin({ db, config, apiKeyCache }: AuthDeps) {
     sdkKey: (_enabled: true) => ({
       async resolve({ request }) {
         const presented = request.headers.get('x-sdk-key') ?? queryParam(request.url, 'sdk_key');
-        const sdkApp = await authenticateSdkKey(db, presented);
+        const sdkApp = await sdkKeyCache.authenticate(presented);
         if (!sdkApp) throw unauthorized();
         return { sdkApp };
       },

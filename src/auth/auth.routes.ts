@@ -3,18 +3,19 @@ import type { Config } from '../config';
 import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
 import { checkCredentials, register } from './accounts.service';
-import { authPlugin } from './auth.plugin';
+import { authPlugin, type AuthDeps } from './auth.plugin';
 import { LoginBody, RegisterBody } from './auth.model';
 import { clearedSessionCookie, endSession, readCookie, SESSION_COOKIE, sessionCookie, startSession, verifySession } from './sessions';
 
-export function authRoutes({ db, config }: { db: Db; config: Pick<Config, 'sessionSecret' | 'baseUrl'> }) {
+export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecret' | 'baseUrl'> }) {
+  const { db, config } = deps;
   const secure = config.baseUrl.startsWith('https://');
   const signIn = async (user: { userId: string; orgId: string }, set: { headers: Record<string, unknown> }) => {
     const { token, maxAge } = await startSession(db, config.sessionSecret, user);
     set.headers['set-cookie'] = sessionCookie(token, maxAge, secure);
   };
   return new Elysia({ name: 'auth-routes' })
-    .use(authPlugin({ db, config }))
+    .use(authPlugin(deps))
     .post(
       '/register',
       async ({ body, set }) => {

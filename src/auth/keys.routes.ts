@@ -4,13 +4,14 @@ import type { Db } from '../db/db';
 import { notFound } from '../http/errors';
 import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { recordAudit } from './audit';
-import { authPlugin } from './auth.plugin';
+import { authPlugin, type AuthDeps } from './auth.plugin';
 import { CreateKeyBody, KeyParams } from './auth.model';
 
 /** The settings screen's API keys: session only, and the full key is shown once, at creation. */
-export function keysRoutes({ db, config }: { db: Db; config: Pick<Config, 'sessionSecret'> }) {
+export function keysRoutes(deps: AuthDeps) {
+  const { db } = deps;
   return new Elysia({ name: 'dashboard-keys' })
-    .use(authPlugin({ db, config }))
+    .use(authPlugin(deps))
     .post(
       '/api/dashboard/keys',
       async ({ body, session, set }) => {

@@ -5,9 +5,10 @@ import { ClickList, ClickListQuery, parseClickFilter } from './clicks.model';
 import { listClicks } from './clicks.service';
 
 /** GET /api/v1/clicks: the key's organization only, newest first. */
-export function clicksRoutes({ db, config }: Pick<Services, 'db' | 'config'>) {
+export function clicksRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
+  const { db, config } = services;
   return new Elysia({ name: 'clicks' })
-    .use(authPlugin({ db, config }))
+    .use(authPlugin(services))
     .get(
       '/api/v1/clicks',
       async ({ query, principal }) => ({ data: await listClicks({ db }, principal.orgId, parseClickFilter(query)) }),

@@ -6,7 +6,7 @@ import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
-export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache'>) {
+export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache' | 'sdkKeyCache'>) {
   const deps: ConversionsDeps = {
     db: services.db,
     clock: services.clock,

@@ -6,7 +6,7 @@ import { CostsBody } from './costs.model';
 import { importCosts } from './costs.service';
 
 /** Daily cost import (docs/costs.md). */
-export function costsRoutes(services: Pick<Services, 'db' | 'config'>) {
+export function costsRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
   return new Elysia({ name: 'costs-routes' })
     .use(authPlugin(services))
     .post('/api/v1/costs', ({ body, principal }) => importCosts(services, principal, body.rows), {

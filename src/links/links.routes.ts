@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config';
 import { strictBody } from '../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
 import { createLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
 
 /** Links management API (API key). Every committed write is announced to the redirect caches. */
-export function linksRoutes(deps: LinksDeps & { config: Pick<Config, 'sessionSecret'> }) {
+export function linksRoutes(deps: LinksDeps & AuthDeps) {
   return new Elysia({ name: 'links' })
     .use(authPlugin(deps))
     .post(

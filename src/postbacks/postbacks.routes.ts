@@ -6,7 +6,7 @@ import { DestinationInput, DestinationParams, ListDeliveriesQuery } from './post
 import { createDestination, listOrgDeliveries, listOrgDestinations, removeDestination } from './postbacks.service';
 
 /** Where conversions are forwarded, and the log of what was sent (docs/postbacks.md). */
-export function postbacksRoutes(services: Pick<Services, 'db' | 'config'>) {
+export function postbacksRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
   const deps = { db: services.db, allowPrivate: services.config.postbackAllowPrivate };
   return new Elysia({ name: 'postbacks-routes' })
     .use(authPlugin(services))

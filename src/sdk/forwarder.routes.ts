@@ -1,16 +1,17 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
-import { authPlugin } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { notFound } from '../http/errors';
 import { findForwarder } from './forwarder.repo';
 import { ForwarderBody, ForwarderParams } from './forwarder.model';
 import { configureForwarder, forwarderView } from './forwarder.service';
 
 /** An app's ad-platform forwarder: set with PUT (full replacement, safe to repeat), read with GET. */
-export function forwarderRoutes({ db, config }: { db: Db; config: Pick<Config, 'sessionSecret' | 'postbackAllowPrivate'> }) {
+export function forwarderRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecret' | 'postbackAllowPrivate'> }) {
+  const { db, config } = deps;
   return new Elysia({ name: 'sdk-forwarder' })
-    .use(authPlugin({ db, config }))
+    .use(authPlugin(deps))
     .put(
       '/api/v1/apps/:id/forwarder',
       ({ params, body, principal }) =>

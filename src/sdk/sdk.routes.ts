@@ -9,7 +9,7 @@ import { createInstallWriter } from './installs.writer';
 import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
-type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder'>;
+type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder' | 'apiKeyCache' | 'sdkKeyCache'>;
 
 /**
  * The SDK endpoints (SDK key in X-SDK-Key or ?sdk_key=) and the forwarder setting (API key).
@@ -20,8 +20,8 @@ export function sdkRoutes(services: SdkServices) {
   const deps = { db, clock };
   const installDeps = { db, clock, ipHasher, forwarder: services.installForwarder, installWriter: createInstallWriter(db) };
   return new Elysia({ name: 'sdk' })
-    .use(authPlugin({ db, config }))
-    .use(forwarderRoutes({ db, config }))
+    .use(authPlugin(services))
+    .use(forwarderRoutes(services))
     .post(
       '/api/sdk/v1/install',
       async ({ body, sdkApp, request, server, set }) => {

@@ -2,7 +2,9 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { t as schema } from 'elysia';
 import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
+import { createApiKeyCache } from '../../src/auth/api-key-cache';
 import { authPlugin } from '../../src/auth/auth.plugin';
+import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
 import { assertSdkPlatform, authenticateSdkKey, generateSdkKey, SDK_KEY_PATTERN } from '../../src/auth/sdk-keys';
 import { sha256Hex } from '../../src/auth/secrets';
 import { startSession } from '../../src/auth/sessions';
@@ -26,7 +28,7 @@ const SECRET = 'credentials-test-session-secret-0123456789';
 function credentialApp(db: Db) {
   const { base, seal } = behindHttpRules();
   const app = base
-    .use(authPlugin({ db, config: { sessionSecret: SECRET } }))
+    .use(authPlugin({ db, config: { sessionSecret: SECRET }, apiKeyCache: createApiKeyCache(db), sdkKeyCache: createSdkKeyCache(db) }))
     .get('/api/v1/whoami', ({ principal }) => principal, { apiKey: true })
     .get('/postback', ({ principal }) => principal, { apiKey: 'header-or-query' })
     .post('/api/sdk/v1/whoami', ({ sdkApp, body }) => {

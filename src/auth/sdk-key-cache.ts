@@ -1,0 +1,34 @@
+import type { Queryable } from '../db/db';
+import { sha256Hex } from './secrets';
+import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
+
+/**
+ * A node's memory of the apps behind SDK keys, so an install or event does not spend a
+ * database round trip on its key. SDK keys are public by design (they ship inside app
+ * binaries) and are never revoked; what can change is the app's settings (attribution windows,
+ * reattribution_days), so an entry lives a few seconds: a PATCH to an app reaches every node's
+ * SDK endpoints within that time. Only keys that name an app are kept; unknown keys always go to
+ * the database and cannot fill the cache. Entries are found by the key's SHA-256, a value the
+ * caller cannot steer, as the database index is.
+ */
+export interface SdkKeyCache {
+  authenticate(presented: string | undefined | null): Promise<SdkApp | null>;
+}
+
+export function createSdkKeyCache(db: Queryable, { ttlMs = 5_000, maxEntries = 10_000, now = Date.now } = {}): SdkKeyCache {
+  const byDigest = new Map<string, { app: SdkApp; expiresAt: number }>();
+  return {
+    async authenticate(presented) {
+      if (!presented || !SDK_KEY_PATTERN.test(presented)) return null;
+      const digest = sha256Hex(presented);
+      const entry = byDigest.get(digest);
+      if (entry && entry.expiresAt > now()) return entry.app;
+      byDigest.delete(digest);
+      const app = await authenticateSdkKey(db, presented);
+      if (!app) return null;
+      if (byDigest.size >= maxEntries) byDigest.delete(byDigest.keys().next().value!); // the oldest
+      byDigest.set(digest, { app, expiresAt: now() + ttlMs });
+      return app;
+    },
+  };
+}
