@@ -5,21 +5,11 @@ import { revokeApiKey } from '../../src/auth/api-keys';
 import type { Queryable } from '../../src/db/db';
 import { body, testApp } from '../support/app';
 import { insertClick } from '../support/conversion-fixtures';
+import { countingQueries } from '../support/counting-db';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 
-/** Counts the key lookups a cache makes. */
-function counting(db: Queryable) {
-  const counter = { lookups: 0 };
-  const wrapped: Queryable = {
-    query(text, params) {
-      if (text.includes('FROM api_keys WHERE prefix')) counter.lookups++;
-      return db.query(text, params);
-    },
-    exec: (script) => db.exec(script),
-  };
-  return { counter, wrapped };
-}
+const counting = (db: Queryable) => countingQueries(db, 'FROM api_keys WHERE prefix');
 
 for (const backend of backends()) {
   describe(`API key cache on ${backend.name}`, async () => {

@@ -2,21 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
 import type { Queryable } from '../../src/db/db';
 import { testApp } from '../support/app';
+import { countingQueries } from '../support/counting-db';
 import { backends } from '../support/db';
 import { insertApp, orgWithKey } from '../support/fixtures';
 
-/** Counts the app lookups a cache makes. */
-function counting(db: Queryable) {
-  const counter = { lookups: 0 };
-  const wrapped: Queryable = {
-    query(text, params) {
-      if (text.includes('FROM apps WHERE sdk_key_hash')) counter.lookups++;
-      return db.query(text, params);
-    },
-    exec: (script) => db.exec(script),
-  };
-  return { counter, wrapped };
-}
+const counting = (db: Queryable) => countingQueries(db, 'FROM apps WHERE sdk_key_hash');
 
 for (const backend of backends()) {
   describe(`SDK key cache on ${backend.name}`, async () => {
