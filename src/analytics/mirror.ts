@@ -230,13 +230,14 @@ function cursorOf(rows: Batch): Cursor {
   return { txid: String(last[CURSOR_TXID]), seq: String(last[CURSOR_SEQ]) };
 }
 
+/** Rows appended between two turns of the event loop (see applyBatch). */
+const YIELD_EVERY_ROWS = 250;
+
 /**
  * Stages the batch through the appender, then moves it into the table and advances the
  * cursor in ONE DuckDB transaction: after a crash either both happened or neither did,
  * so a restart neither repeats nor skips a row.
  */
-const YIELD_EVERY_ROWS = 250;
-
 async function applyBatch(duck: DuckDBConnection, table: MirrorTable, rows: Batch): Promise<void> {
   await duck.run(`DELETE FROM temp.main."${table.stageTable}"`);
   const appender = await duck.createAppender(table.stageTable, 'main', 'temp');

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { createTtlCache } from '../shared/ttl-cache';
 import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type LiveApiKey } from './api-keys';
 
 /**
@@ -26,25 +27,22 @@ export interface ApiKeyCacheOptions {
 }
 
 export function createApiKeyCache(db: Queryable, { ttlMs = 30_000, maxEntries = 10_000, now = Date.now }: ApiKeyCacheOptions = {}): ApiKeyCache {
-  const byPrefix = new Map<string, { key: LiveApiKey; expiresAt: number }>();
+  const byPrefix = createTtlCache<LiveApiKey>({ ttlMs, maxEntries, now });
   return {
     async authenticate(presented) {
       const prefix = apiKeyPrefix(presented);
       if (prefix === null) return null;
-      let entry = byPrefix.get(prefix);
-      if (!entry || entry.expiresAt <= now()) {
-        byPrefix.delete(prefix);
-        const key = await findLiveApiKey(db, prefix);
-        if (!key) return null;
-        entry = { key, expiresAt: now() + ttlMs };
-        if (byPrefix.size >= maxEntries) byPrefix.delete(byPrefix.keys().next().value!); // the oldest
-        byPrefix.set(prefix, entry);
+      let key = byPrefix.get(prefix);
+      if (!key) {
+        const found = await findLiveApiKey(db, prefix);
+        if (!found) return null;
+        byPrefix.set(prefix, (key = found));
       }
-      if (!isKeySecret(entry.key, presented!)) return null;
-      return { keyId: entry.key.keyId, orgId: entry.key.orgId };
+      if (!isKeySecret(key, presented!)) return null;
+      return { keyId: key.keyId, orgId: key.orgId };
     },
     forget(keyId) {
-      for (const [prefix, entry] of byPrefix) if (entry.key.keyId === keyId) byPrefix.delete(prefix);
+      byPrefix.deleteWhere((key) => key.keyId === keyId);
     },
   };
 }

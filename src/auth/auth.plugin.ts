@@ -37,10 +37,8 @@ function queryParam(url: string, name: string): string | undefined {
  *   { sdkKey: true }           X-SDK-Key or ?sdk_key=                   -> `sdkApp`
  *   { session: true }          svc_session cookie                      -> `session` {userId, orgId}
  * A missing, wrong or revoked credential answers 401 {"error":"unauthorized"}.
- */
-/*
  * Elysia keeps one instance of a named plugin per app: whichever module registers `auth` first
- * supplies every module's macros. So every module passes the same services (AuthDeps requires
+ * supplies every module's macros, so every module passes the same services (AuthDeps requires
  * the caches), never a partial set.
  */
 export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
@@ -56,8 +54,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
     }),
     writeKey: (mode: true | 'header-or-query') => ({
       async resolve({ request }) {
-        const presented = presentedApiKey(request, mode);
-        const principal = await apiKeyCache.authenticate(presented);
+        const principal = await apiKeyCache.authenticate(presentedApiKey(request, mode));
         if (!principal) throw unauthorized();
         return { principal };
       },

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
-import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
 import { checkCredentials, register } from './accounts.service';
 import { authPlugin, type AuthDeps } from './auth.plugin';

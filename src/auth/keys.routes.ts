@@ -1,6 +1,4 @@
 import { Elysia } from 'elysia';
-import type { Config } from '../config';
-import type { Db } from '../db/db';
 import { notFound } from '../http/errors';
 import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { recordAudit } from './audit';
@@ -35,6 +33,8 @@ export function keysRoutes(deps: AuthDeps) {
           return done;
         });
         if (!revoked) throw notFound('key not found');
+        // Other nodes' caches need no word: conversion writes re-check the key (api-key-cache.ts).
+        deps.apiKeyCache.forget(params.id);
         return { ok: true, id: params.id };
       },
       { session: true, params: KeyParams },

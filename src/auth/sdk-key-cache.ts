@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { createTtlCache } from '../shared/ttl-cache';
 import { sha256Hex } from './secrets';
 import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
 
@@ -16,18 +17,15 @@ export interface SdkKeyCache {
 }
 
 export function createSdkKeyCache(db: Queryable, { ttlMs = 5_000, maxEntries = 10_000, now = Date.now } = {}): SdkKeyCache {
-  const byDigest = new Map<string, { app: SdkApp; expiresAt: number }>();
+  const byDigest = createTtlCache<SdkApp>({ ttlMs, maxEntries, now });
   return {
     async authenticate(presented) {
       if (!presented || !SDK_KEY_PATTERN.test(presented)) return null;
       const digest = sha256Hex(presented);
-      const entry = byDigest.get(digest);
-      if (entry && entry.expiresAt > now()) return entry.app;
-      byDigest.delete(digest);
+      const cached = byDigest.get(digest);
+      if (cached) return cached;
       const app = await authenticateSdkKey(db, presented);
-      if (!app) return null;
-      if (byDigest.size >= maxEntries) byDigest.delete(byDigest.keys().next().value!); // the oldest
-      byDigest.set(digest, { app, expiresAt: now() + ttlMs });
+      if (app) byDigest.set(digest, app);
       return app;
     },
   };

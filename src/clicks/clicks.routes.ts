@@ -6,7 +6,7 @@ import { listClicks } from './clicks.service';
 
 /** GET /api/v1/clicks: the key's organization only, newest first. */
 export function clicksRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
-  const { db, config } = services;
+  const { db } = services;
   return new Elysia({ name: 'clicks' })
     .use(authPlugin(services))
     .get(

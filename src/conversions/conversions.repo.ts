@@ -198,6 +198,9 @@ export function listConversions(db: Queryable, orgId: string, limit: number): Pr
  * first, then the latest attributable click with the gclid. Same organization only.
  * Returns the ids it matched.
  */
+/** Recent conversions still waiting for their click: what conversions_unmatched_idx holds. */
+const UNMATCHED_SINCE_1 = 'NOT u.matched AND (u.click_id IS NOT NULL OR u.gclid IS NOT NULL) AND u.created_at > $1';
+
 export async function matchLateConversions(db: Queryable, since: Date): Promise<string[]> {
   // Candidates come from conversions_unmatched_idx (sql/0030); each looks up its click by
   // primary key (LATERAL ... LIMIT 1). Both statements are planned on every call (they run
@@ -209,10 +212,9 @@ export async function matchLateConversions(db: Queryable, since: Date): Promise<
                FROM conversions u
               CROSS JOIN LATERAL (
                 SELECT campaign_id FROM clicks
-                 WHERE id = u.click_id AND org_id = u.org_id AND drop_reason IS NULL AND NOT is_bot
+                 WHERE id = u.click_id AND org_id = u.org_id AND ${ATTRIBUTABLE}
                  LIMIT 1) k
-              WHERE NOT u.matched AND (u.click_id IS NOT NULL OR u.gclid IS NOT NULL) AND u.created_at > $1
-                AND u.click_id IS NOT NULL) m
+              WHERE ${UNMATCHED_SINCE_1} AND u.click_id IS NOT NULL) m
       WHERE c.id = m.id AND NOT c.matched
       RETURNING c.id`,
     [since],
@@ -224,10 +226,9 @@ export async function matchLateConversions(db: Queryable, since: Date): Promise<
                FROM conversions u
               CROSS JOIN LATERAL (
                 SELECT id, campaign_id FROM clicks
-                 WHERE org_id = u.org_id AND gclid = u.gclid AND drop_reason IS NULL AND NOT is_bot
+                 WHERE org_id = u.org_id AND gclid = u.gclid AND ${ATTRIBUTABLE}
                  ORDER BY created_at DESC, id DESC LIMIT 1) k
-              WHERE NOT u.matched AND (u.click_id IS NOT NULL OR u.gclid IS NOT NULL) AND u.created_at > $1
-                AND u.gclid IS NOT NULL) m
+              WHERE ${UNMATCHED_SINCE_1} AND u.gclid IS NOT NULL) m
       WHERE c.id = m.conversion_id AND NOT c.matched
       RETURNING c.id`,
     [since],

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
-import type { Config } from '../config';
 import { strictBody } from '../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
 import { createLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';

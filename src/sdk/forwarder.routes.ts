@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
-import type { Db } from '../db/db';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { notFound } from '../http/errors';
 import { findForwarder } from './forwarder.repo';
