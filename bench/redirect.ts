@@ -29,6 +29,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const WRK = '/usr/bin/wrk';
 const LANDING = encodeURIComponent('https://landing.example.com/p?a=1&b=two');
 const QUERY = `?url=${LANDING}&gclid=bench-gclid&matchtype=e&network=g`;
+/** Sent with every request (to the bare server too): real clicks carry one, and it is parsed, checked for bots and stored. */
+const USER_AGENT = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
 interface Load {
   rps: number;
@@ -60,7 +62,7 @@ async function drive(url: string, seconds: number): Promise<Load> {
   if (existsSync(WRK)) {
     const script = join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'count.lua');
     writeFileSync(script, WRK_SCRIPT);
-    const proc = Bun.spawn([WRK, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { stdout: 'pipe', stderr: 'pipe' });
+    const proc = Bun.spawn([WRK, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-H', `User-Agent: ${USER_AGENT}`, '-s', script, url], { stdout: 'pipe', stderr: 'pipe' });
     const out = await new Response(proc.stdout).text();
     await proc.exited;
     const line = out.split('\n').find((l) => l.startsWith('WRK_RESULT '));
@@ -68,7 +70,7 @@ async function drive(url: string, seconds: number): Promise<Load> {
     const r = JSON.parse(line.slice('WRK_RESULT '.length));
     return { rps: r.requests / (r.duration_us / 1e6), p50_ms: r.p50_us / 1000, p99_ms: r.p99_us / 1000, redirects: r.redirects, other: r.other };
   }
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { 'user-agent': USER_AGENT } });
   return {
     rps: result.requests.total / (result.duration || seconds),
     p50_ms: result.latency.p50,
@@ -113,6 +115,7 @@ async function service(databaseUrl: string | undefined) {
   const server = await startServer(env, { timeoutMs: 120_000 });
   let load: Load;
   let linkId: string;
+  let drainSeconds = 0;
   try {
     const warmup = await createLinkOver(server);
     await drive(`${server.url}/c/${warmup.slug}${QUERY}`, WARMUP);
@@ -120,7 +123,11 @@ async function service(databaseUrl: string | undefined) {
     linkId = measured.id;
     load = await drive(`${server.url}/c/${measured.slug}${QUERY}`, DURATION);
   } finally {
+    // The shutdown flush writes what the redirects left in the journal: its duration is the
+    // write-behind the burst built up, reported as drain_s.
+    const stopping = performance.now();
     const code = await server.stop('SIGTERM');
+    drainSeconds = (performance.now() - stopping) / 1000;
     if (code !== 0) console.error(`bench: server exited with ${code}:\n${server.output()}`);
   }
   const countSql = 'SELECT count(*)::int AS n FROM clicks WHERE link_id = $1';
@@ -135,7 +142,7 @@ async function service(databaseUrl: string | undefined) {
     await db.close();
   }
   if (stored < load.redirects) console.error(`bench: fewer clicks stored than answered; server output:\n${server.output().slice(-3000)}`);
-  return { load, stored };
+  return { load, stored, drainSeconds };
 }
 
 const reference = await bare();
@@ -147,7 +154,7 @@ for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]]
     targets.postgres = null;
     continue;
   }
-  const { load, stored } = await service(url);
+  const { load, stored, drainSeconds } = await service(url);
   targets[name] = {
     ...summary(load),
     ratio: round(load.rps / reference.rps, 3),
@@ -157,6 +164,7 @@ for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]]
     // A request in flight when the load generator stops can be answered (and stored) without
     // being counted by it, so stored may exceed answered by up to the connection count.
     lost: Math.max(0, load.redirects - stored),
+    drain_s: round(drainSeconds, 1),
   };
   console.error(`${name}: ${JSON.stringify(targets[name])}`);
 }

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from './config';
 import type { Db } from './db/db';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';
+import { errorMessage } from './shared/error-message';
 
 const USAGE = `usage: npm run cli -- <command> [flags]
 
@@ -129,7 +130,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     // CliFailure, EmbeddedStoreBusy ("held by a running server"), HttpError ("email taken"),
     // an unreachable database: each message already says what is wrong.
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`error: ${errorMessage(error)}`);
     return 1;
   } finally {
     await db?.close().catch(() => {});

@@ -26,6 +26,7 @@ const Environment = T.Object({
   RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -48,6 +49,8 @@ export interface Config {
   rateLimit: boolean;
   postbackAllowPrivate: boolean;
   mirrorIntervalMs: number;
+  /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
+  clickBacklog: number | undefined;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
@@ -104,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: e.RATE_LIMIT === undefined || isOn(e.RATE_LIMIT),
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
+    clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     version: VERSION,
   };
 }

@@ -1,5 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { assertIdentifier, type Queryable } from '../db/db';
+import { errorMessage } from '../shared/error-message';
 import { readRows } from './mirror.read';
 import { createCursorTable, CURSOR_SEQ, CURSOR_TABLE, CURSOR_TXID, describeTable, syncDuckTable, type MirrorTable } from './mirror.schema';
 import { MIRRORED_TABLES } from './mirror.tables';
@@ -184,10 +185,6 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
       instance.closeSync();
     },
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function readCursor(duck: DuckDBConnection, table: string): Promise<Cursor> {

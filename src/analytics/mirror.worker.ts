@@ -4,13 +4,13 @@
  * otherwise hold up the requests the main thread is answering. Started by mirror.thread.ts.
  */
 import { openPostgres } from '../db/postgres';
+import { errorMessage } from '../shared/error-message';
 import { createMirror, type Mirror } from './mirror';
 import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
 
 declare const self: Worker;
 
 const reply = (message: MirrorReply) => self.postMessage(message);
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 let mirror: Mirror | undefined;
 let busy = false;
@@ -28,11 +28,11 @@ async function start(init: MirrorWorkerInit) {
       tables: init.tables,
       batchSize: init.batchSize,
       busy: () => busy,
-      log: (message, error) => reply({ kind: 'log', message: error === undefined ? message : `${message}: ${messageOf(error)}` }),
+      log: (message, error) => reply({ kind: 'log', message: error === undefined ? message : `${message}: ${errorMessage(error)}` }),
     });
   } catch (error) {
     await db.close();
-    reply({ kind: 'failed', message: messageOf(error) });
+    reply({ kind: 'failed', message: errorMessage(error) });
     return;
   }
   const running = mirror;
@@ -50,7 +50,7 @@ async function start(init: MirrorWorkerInit) {
       request.kind === 'catchUp' ? running.catchUp() : request.kind === 'query' ? running.query(request.sql, request.params) : (stopping ??= stop());
     work.then(
       (value) => reply({ kind: 'result', id: request.id, ok: true, value: request.kind === 'stop' ? null : value }),
-      (error) => reply({ kind: 'result', id: request.id, ok: false, message: messageOf(error) }),
+      (error) => reply({ kind: 'result', id: request.id, ok: false, message: errorMessage(error) }),
     );
   };
   running.start();

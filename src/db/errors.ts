@@ -7,3 +7,22 @@ export function isStatementRefused(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
 }
+
+/**
+ * The database refused text it cannot hold: U+0000 in a text parameter (22021) or a `\u0000`
+ * escape inside JSON read as text (22P05). Such a value came from the client, so it is a 400.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
+}
+
+/**
+ * The database refused the data itself (SQLSTATE class 22, data exception, or 23, integrity
+ * constraint violation): retrying the same values can never succeed. Anything else (a lost
+ * connection, a read-only or full database) may succeed when retried.
+ */
+export function isDataRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isStatementRefused(error) && typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}

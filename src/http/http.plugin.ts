@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
+import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
 import { HttpError, payloadTooLarge, rateLimited } from './errors';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
@@ -155,6 +156,9 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         case 'INVALID_COOKIE_SIGNATURE':
           return jsonResponse(401, { error: 'unauthorized' });
         default:
+          if (isUnstorableText(error)) {
+            return jsonResponse(400, { error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } }, cors);
+          }
           // The cause goes to the log only: a 500 body never carries internals.
           console.error('unhandled error', request.method, pathOf(request.url), error);
           return jsonResponse(500, { error: 'internal error' }, cors);

@@ -1,10 +1,47 @@
-import { monotonicFactory } from 'ulid';
-
 /**
  * ULIDs: time-ordered, 26 characters, unique across nodes (80 random bits per millisecond).
  * Monotonic within this process, so ids minted in the same millisecond still sort in order.
+ *
+ * Every click redirect mints one, so the encoding is done once per millisecond rather than
+ * once per id: the 48-bit time and the upper half of the random part are kept as text, and
+ * ids of the same millisecond count up in the lower 40 bits (as the ulid package's monotonic
+ * factory does, carrying into the upper half on the rare overflow).
  */
-export const newId: () => string = monotonicFactory();
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const LOW_SPAN = 2 ** 40;
+
+let lastMs = -1;
+let head = '';
+let high = 0;
+let low = 0;
+
+export function newId(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    const random = crypto.getRandomValues(new Uint32Array(3));
+    // 40 random bits each for the upper and lower halves of the 80-bit random part.
+    high = (random[0]! & 0xff) * 2 ** 32 + random[1]!;
+    low = (random[0]! >>> 24) * 2 ** 32 + random[2]!;
+    head = base32(now, 10) + base32(high, 8);
+  } else if (++low === LOW_SPAN) {
+    // Same millisecond (or a clock that went back): count on from the last id.
+    low = 0;
+    high = (high + 1) % LOW_SPAN;
+    head = base32(lastMs, 10) + base32(high, 8);
+  }
+  return head + base32(low, 8);
+}
+
+/** `value` (below 32^digits, at most 2^53) as `digits` Crockford base32 characters. */
+function base32(value: number, digits: number): string {
+  let text = '';
+  for (let i = 0; i < digits; i++) {
+    text = CROCKFORD[value % 32]! + text;
+    value = Math.floor(value / 32);
+  }
+  return text;
+}
 
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();

@@ -25,8 +25,15 @@ export function createIpHasher(secret: string): IpHasher {
   };
 }
 
+/**
+ * A dotted-quad IPv4 address in its one canonical spelling (four decimal octets up to 255, no
+ * leading zeros): almost every client address, recognised without parsing.
+ */
+export const CANONICAL_IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 /** One spelling per address: IPv4-mapped IPv6 becomes IPv4, IPv6 is fully normalised. */
 export function canonicalIp(ip: string): string {
+  if (CANONICAL_IPV4.test(ip)) return ip;
   try {
     const parsed = ipaddr.process(ip);
     return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toNormalizedString() : parsed.toString();
@@ -37,6 +44,7 @@ export function canonicalIp(ip: string): string {
 
 /** The /24 of an IPv4 address or the /48 of an IPv6 address, as text. */
 export function householdPrefix(ip: string): string {
+  if (CANONICAL_IPV4.test(ip)) return `${ip.slice(0, ip.lastIndexOf('.'))}.0/24`;
   try {
     const parsed = ipaddr.process(ip);
     if (parsed.kind() === 'ipv4') return `${(parsed as ipaddr.IPv4).octets.slice(0, 3).join('.')}.0/24`;

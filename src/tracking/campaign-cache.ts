@@ -20,6 +20,8 @@ export function createCampaignCache(deps: { db: Db }, options: { capacity?: numb
       if (cached !== undefined) return cached;
       const running = inflight.get(campaign);
       if (running) return running;
+      // No stored id holds U+0000 (Postgres text cannot), and the database would refuse the query.
+      if (campaign.includes('\0')) return null;
       const promise = findCampaignForPixel(deps.db, campaign).finally(() => inflight.delete(campaign));
       void promise.then((row) => entries.set(campaign, row)).catch(() => {});
       inflight.set(campaign, promise);

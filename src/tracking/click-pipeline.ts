@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import type { Db } from '../db/db';
-import type { ClickRecord } from './click.model';
+import { errorMessage } from '../shared/error-message';
+import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
 import { openJournal, type Journal, type JournalOptions } from './journal';
-import { CLICK_COLUMNS, completeClick, IMPRESSION_COLUMNS, type ImpressionRecord, type JournaledClick, type JournalEntry } from './tracking.model';
+import type { ImpressionRecord, JournaledClick, JournalEntry } from './tracking.model';
+
+export type { Enrich } from './click-writer';
 
 /**
  * The durable path from an answered redirect to Postgres. The handler appends the click to the
@@ -11,10 +14,11 @@ import { CLICK_COLUMNS, completeClick, IMPRESSION_COLUMNS, type ImpressionRecord
  * written. Inserts are idempotent on the record id, so replaying a journal after a crash, or
  * retrying a batch whose outcome is unknown, never duplicates a row.
  *
- * The batcher shares the event loop (and the machine) with the redirects, so it gives way to
- * them: its work is cut into slices of a few milliseconds, and while clicks keep arriving it
- * takes only a share of the time, a share that grows with the backlog. A burst is absorbed by
- * the journal on disk and written out as traffic allows; flush() and stop() do not wait.
+ * The batcher shares the machine with the redirects, so it gives way to them: while clicks
+ * keep arriving it takes only a share of the time, a share that grows with the backlog. A burst
+ * is absorbed by the journal on disk and written out as traffic allows; flush() and stop() do
+ * not wait. The writing itself (click-writer.ts) runs on a thread of its own on Postgres, and
+ * on this event loop, cut into slices of about a millisecond, on the embedded store.
  */
 export interface ClickPipeline {
   /** Journals a click; returns once it is in the journal file. Throws when it cannot be journaled. */
@@ -45,36 +49,67 @@ export interface ClickPipelineOptions {
   intervalMs?: number;
   /** How long stop() keeps retrying a database that accepts nothing. */
   stopTimeoutMs?: number;
+  /** The backlog (journaled, not yet written) at which the batcher stops giving way to redirects. */
+  backlogLimit?: number;
   journal?: JournalOptions;
 }
 
-export type Enrich = (click: ClickRecord) => ClickRecord;
+/**
+ * Where the pipeline's batches are written: in process, on `db`, enriched by `enrich` and
+ * yielding to requests as it goes; or by `writer` (given the set-aside file's path), somewhere
+ * else than on this event loop (click-writer.thread.ts), which enriches on its own.
+ */
+export type ClickPipelineDeps = { db: Db; dataDir: string } & (
+  | { enrich: Enrich; writer?: undefined }
+  | { writer: (setAsidePath: string) => ClickWriter; enrich?: Enrich }
+);
 
-/** Rows per statement; statement sizes are powers of two up to this, so each table has at most 8 texts to prepare. */
-const MAX_ROWS = 128;
 /** Records per batch: several statements, run side by side. */
-const BATCH_ROWS = MAX_ROWS * 4;
-/** Clicks enriched between two yields to the event loop (a slice stays around a millisecond). */
+const BATCH_ROWS = STATEMENT_ROWS * 4;
+/** Where records the database refused are kept, one JSON line each, in the journal's directory. */
+export const SET_ASIDE_FILE = 'refused.jsonl';
+/** Clicks enriched between two yields to the event loop when the writer runs in process. */
 const ENRICH_SLICE = 32;
 /**
- * While clicks arrive, the batcher's share of wall time, growing to 1 as the backlog reaches
- * FULL_SPEED_BACKLOG. The cap keeps a shutdown flush short (main.ts allows 25 s for it).
+ * While clicks arrive, the batcher's share of the event loop's time: BASE_SHARE, growing with
+ * the square of the backlog's fill to 1 at the backlog limit. A burst is answered first and
+ * written a little behind it; a backlog near the limit is written at full speed, redirects
+ * then slowing to what the database takes.
  */
-const BASE_SHARE = 0.25;
-const FULL_SPEED_BACKLOG = 20_000;
+const BASE_SHARE = 0.1;
+/**
+ * Default backlog limits, in records (a few hundred bytes of journal each), per store. A
+ * full-speed drain writes them within the 25 s main.ts gives a shutdown flush, with room to
+ * spare, on the reference machine (docs/performance.md: about 19,000 records a second on
+ * Postgres, whose writer has a thread of its own; fewer on the embedded store, whose writes
+ * share the event loop). CLICK_BACKLOG changes it.
+ */
+export const DEFAULT_BACKLOG_LIMIT: Record<Db['kind'], number> = { postgres: 250_000, pglite: 25_000 };
 /** No append for this long means traffic is quiet: the batcher then runs at full speed. */
 const QUIET_AFTER_MS = 200;
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5000;
 
 export function createClickPipeline(
-  deps: { db: Db; dataDir: string; enrich: Enrich },
+  deps: ClickPipelineDeps,
   options: ClickPipelineOptions = {},
 ): ClickPipeline {
-  const batchSize = options.batchSize ?? MAX_ROWS;
+  const batchSize = options.batchSize ?? STATEMENT_ROWS;
   const intervalMs = options.intervalMs ?? 100;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-  const journal: Journal<JournalEntry> = openJournal(join(deps.dataDir, 'journal'), options.journal);
+  const backlogLimit = options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT[deps.db.kind];
+  const journalDir = join(deps.dataDir, 'journal');
+  const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
+  const setAsidePath = join(journalDir, SET_ASIDE_FILE);
+  const writer = deps.writer
+    ? deps.writer(setAsidePath)
+    : createClickWriter({
+      db: deps.db,
+      enrich: deps.enrich,
+      setAsidePath,
+      yieldEvery: ENRICH_SLICE,
+      statementRows: deps.db.kind === 'pglite' ? EMBEDDED_STATEMENT_ROWS : STATEMENT_ROWS,
+    });
   const waiters: { target: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
   let running: Promise<void> | null = null;
   let retryDelay = 0;
@@ -103,10 +138,15 @@ export function createClickPipeline(
     }
   };
 
-  /** After a batch that took `spentMs`, rests so the batcher keeps to its share while traffic flows. */
-  const giveWay = async (spentMs: number) => {
-    if (stopping || waiters.length > 0 || performance.now() - lastAppendAt > QUIET_AFTER_MS) return;
-    const share = Math.min(1, BASE_SHARE + ((1 - BASE_SHARE) * journal.pending()) / FULL_SPEED_BACKLOG);
+  /** The batcher's share of the time now: all of it unless clicks keep arriving and the backlog is short of the limit. */
+  const share = (): number => {
+    if (stopping || waiters.length > 0 || performance.now() - lastAppendAt > QUIET_AFTER_MS) return 1;
+    const fill = Math.min(1, journal.pending() / backlogLimit);
+    return BASE_SHARE + (1 - BASE_SHARE) * fill * fill;
+  };
+
+  /** After a batch that took `spentMs`, rests so the batcher keeps to `share` while traffic flows. */
+  const giveWay = async (spentMs: number, share: number) => {
     if (share >= 1) return;
     await new Promise<void>((resolve) => {
       const rest = setTimeout(resolve, spentMs * (1 / share - 1));
@@ -122,21 +162,24 @@ export function createClickPipeline(
   const drain = (): Promise<void> => {
     running ??= (async () => {
       try {
-        for (let batch = journal.peek(BATCH_ROWS); batch; batch = journal.peek(BATCH_ROWS)) {
+        for (let batch = journal.peekLines(BATCH_ROWS); batch; batch = journal.peekLines(BATCH_ROWS)) {
           const started = performance.now();
-          await writeBatch(deps, batch.records);
+          const now = share();
+          // While giving way, a batch's statements run one after another: side by side they
+          // would take every core the redirects need for as long as they run.
+          await writer.write(batch.text, batch.count, { sideBySide: now >= 1 });
           batch.commit();
           retryDelay = 0;
           retryAt = 0;
           lastError = undefined;
           settleWaiters();
-          await giveWay(performance.now() - started);
+          await giveWay(performance.now() - started, now < 1 ? share() : 1);
         }
       } catch (error) {
         lastError = error;
         retryDelay = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, retryDelay * 2));
         retryAt = Date.now() + retryDelay;
-        console.error(`click pipeline: write failed, ${journal.pending()} records kept in the journal, retrying in ${retryDelay} ms:`, errorText(error));
+        console.error(`click pipeline: write failed, ${journal.pending()} records kept in the journal, retrying in ${retryDelay} ms:`, errorMessage(error));
         settleWaiters(error);
       } finally {
         running = null;
@@ -199,60 +242,10 @@ export function createClickPipeline(
       }
       if (journal.pending() > 0) console.error(`click pipeline: ${journal.pending()} records stay in the journal for the next start`);
       settleWaiters(new Error('click pipeline stopped'));
+      await writer.close();
       await journal.close();
     },
   };
-}
-
-/**
- * Enriches and inserts one batch. Work on the event loop is cut into slices (a few clicks, or
- * building one statement) with a yield between them, so a redirect never waits long behind it.
- */
-async function writeBatch(deps: { db: Db; enrich: Enrich }, entries: JournalEntry[]): Promise<void> {
-  const clicks: unknown[][] = [];
-  const impressions: unknown[][] = [];
-  let enrichedSinceYield = 0;
-  for (const entry of entries) {
-    if (entry.k === 'c') {
-      if (++enrichedSinceYield > ENRICH_SLICE) {
-        enrichedSinceYield = 1;
-        await yieldToRequests();
-      }
-      const click = enriched(deps.enrich, completeClick(entry.r));
-      clicks.push(CLICK_COLUMNS.map((column) => click[column]));
-    } else {
-      impressions.push(IMPRESSION_COLUMNS.map((column) => entry.r[column]));
-    }
-  }
-  const statements: Promise<number>[] = [];
-  for (const [table, columns, rows] of [
-    ['clicks', CLICK_COLUMNS, clicks],
-    ['impressions', IMPRESSION_COLUMNS, impressions],
-  ] as const) {
-    for (let offset = 0; offset < rows.length; ) {
-      let size = MAX_ROWS;
-      while (size > rows.length - offset) size >>= 1;
-      if (statements.length > 0) await yieldToRequests();
-      const statement = deps.db.bulkInsert(table, columns, rows.slice(offset, offset + size), 'ON CONFLICT (id) DO NOTHING');
-      statement.catch(() => {}); // observed by Promise.all below; a failure during a yield is not unhandled
-      statements.push(statement);
-      offset += size;
-    }
-  }
-  // Statements run side by side on the pool: the database's latency is paid once per batch.
-  await Promise.all(statements);
-}
-
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** A click that enrichment cannot handle is still stored as captured: losing it would be worse. */
-function enriched(enrich: Enrich, click: ClickRecord): ClickRecord {
-  try {
-    return enrich(click);
-  } catch (error) {
-    console.error(`click pipeline: enrichment failed for click ${click.id}:`, errorText(error));
-    return click;
-  }
 }
 
 /** The database handle was closed by its owner: no retry can succeed, the journal keeps the records. */
@@ -261,6 +254,3 @@ function isClosed(error: unknown): boolean {
   return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || message === 'PGlite is closed';
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -104,15 +104,38 @@ function encodeUnsafeChars(value: string): string {
  * last in the query, and a `#fragment` stays at the end of the URL.
  */
 export function withClickId(url: string, clickId: string): string {
+  let slot = slotCache.get(url);
+  if (!slot) {
+    slot = clickIdSlot(url);
+    if (url.length <= RESOLVED_CACHE_KEY_LENGTH) {
+      if (slotCache.size >= RESOLVED_CACHE_LIMIT) slotCache.clear();
+      slotCache.set(url, slot);
+    }
+  }
+  return slot.head + (URI_COMPONENT_SAFE.test(clickId) ? clickId : encodeURIComponent(clickId)) + slot.tail;
+}
+
+/** The landing URL around its click id: everything up to `svc_click_id=`, and the fragment after it. */
+interface ClickIdSlot {
+  head: string;
+  tail: string;
+}
+
+/** A landing URL gets the same slot on every click: slots are remembered like resolved URLs. */
+const slotCache = new Map<string, ClickIdSlot>();
+
+/** Characters encodeURIComponent leaves as they are (a ULID is made of them only). */
+const URI_COMPONENT_SAFE = /^[A-Za-z0-9_.!~*'()-]*$/;
+
+function clickIdSlot(url: string): ClickIdSlot {
   const hashAt = url.indexOf('#');
   const beforeHash = hashAt < 0 ? url : url.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : url.slice(hashAt);
   const queryAt = beforeHash.indexOf('?');
   const base = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? '' : beforeHash.slice(queryAt + 1);
-  const pair = `${CLICK_ID_PARAM}=${encodeURIComponent(clickId)}`;
   const kept = query === '' ? '' : query.split('&').filter((piece) => !isClickIdPiece(piece)).join('&');
-  return `${base}?${kept}${kept === '' ? '' : '&'}${pair}${fragment}`;
+  return { head: `${base}?${kept}${kept === '' ? '' : '&'}${CLICK_ID_PARAM}=`, tail: fragment };
 }
 
 function isClickIdPiece(piece: string): boolean {

@@ -118,9 +118,16 @@ export function createLinkCache(
       .catch((error) => console.error('link cache: reloading a changed link failed', error));
   };
 
+  let lastHost = '';
+  let lastNormalised = '';
   return {
     lookup(host, slug) {
-      const normalised = normaliseHost(host);
+      // Requests to one node mostly carry the same Host: the last one is remembered.
+      if (host !== lastHost) {
+        lastHost = host;
+        lastNormalised = normaliseHost(host);
+      }
+      const normalised = lastNormalised;
       const domain = normalised === trackingHost ? '' : normalised;
       const key = cacheKey(domain, slug);
       const cached = links.peek(key);
@@ -135,6 +142,8 @@ export function createLinkCache(
         refused++;
         return null;
       }
+      // No stored key holds U+0000 (Postgres text cannot), and the database would refuse the query.
+      if (key.includes('\0')) return null;
       return load(key, domain, slug);
     },
     async start() {

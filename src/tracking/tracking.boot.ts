@@ -3,7 +3,8 @@ import type { Db } from '../db/db';
 import type { LinkChanges } from '../links/link-changes';
 import type { IpHasher } from '../shared/ip-hash';
 import { createCampaignCache, type CampaignCache } from './campaign-cache';
-import { createClickPipeline, type ClickPipeline, type ClickPipelineOptions } from './click-pipeline';
+import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './click-pipeline';
+import { createClickWriterThread } from './click-writer.thread';
 import { createIngestion } from './enrich/ingest';
 import { createLinkCache, type LinkCache, type LinkCacheOptions } from './link-cache';
 
@@ -21,17 +22,25 @@ export async function startTracking(
   deps: { config: Config; db: Db; linkChanges: LinkChanges; ipHasher: IpHasher },
   options: { pipeline?: ClickPipelineOptions; linkCache?: LinkCacheOptions } = {},
 ): Promise<Tracking> {
-  const ingestion = createIngestion({ ipHasher: deps.ipHasher });
-  const clickPipeline = createClickPipeline({ db: deps.db, dataDir: deps.config.dataDir, enrich: (click) => ingestion.enrich(click) }, options.pipeline);
+  const { db, config } = deps;
+  const { databaseUrl, sessionSecret, dataDir } = config;
+  // On Postgres, enrichment and inserts run on a thread with its own connections (which loads
+  // the enrichment data itself): the main thread's event loop then answers redirects only.
+  // PGlite lives in this thread's memory, so there the writer runs here.
+  const pipelineDeps: ClickPipelineDeps =
+    db.kind === 'postgres' && databaseUrl
+      ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath }) }
+      : { db, dataDir, enrich: createIngestion({ ipHasher: deps.ipHasher }).enrich };
+  const clickPipeline = createClickPipeline(pipelineDeps, { backlogLimit: config.clickBacklog, ...options.pipeline });
   await clickPipeline.start();
-  const linkCache = createLinkCache({ db: deps.db, trackingHost: deps.config.trackingHost, linkChanges: deps.linkChanges }, options.linkCache);
+  const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges: deps.linkChanges }, options.linkCache);
   try {
     await linkCache.start();
   } catch (error) {
     await clickPipeline.stop();
     throw error;
   }
-  return { linkCache, campaignCache: createCampaignCache({ db: deps.db }), clickPipeline };
+  return { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline };
 }
 
 /** Stops taking changes and writes every journaled record to Postgres. */

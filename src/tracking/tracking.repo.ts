@@ -1,6 +1,8 @@
 import type { Db, Queryable } from '../db/db';
+import type { ClickRecord } from './click.model';
+import { CLICK_COLUMNS, IMPRESSION_COLUMNS, type ImpressionRecord } from './tracking.model';
 
-/** SQL of the tracking host: link and campaign lookups for the caches. */
+/** SQL of the tracking host: link and campaign lookups for the caches, and the batcher's inserts. */
 
 export interface LinkRow {
   id: string;
@@ -60,4 +62,50 @@ export async function findCampaignForPixel(db: Queryable, idOrExternalId: string
     [idOrExternalId],
   );
   return byExternal.length === 1 ? byExternal[0]! : null;
+}
+
+/**
+ * Column types of the clicks and impressions tables, for the recordset the batcher inserts.
+ * Typed by the column lists, so a column added to a record must be given its type here too.
+ */
+const CLICK_COLUMN_TYPES: Record<(typeof CLICK_COLUMNS)[number], string> = {
+  id: 'text', org_id: 'text', link_id: 'text', campaign_id: 'text', created_at: 'timestamptz', gclid: 'text',
+  gbraid: 'text', wbraid: 'text', campaign_ext_id: 'text', ad_group_ext_id: 'text', creative_id: 'text',
+  keyword: 'text', match_type: 'text', network: 'text', device: 'text', placement: 'text', target_id: 'text',
+  loc_physical_ms: 'text', loc_interest_ms: 'text', ad_position: 'text', next_hop_url: 'text',
+  transparent_param_present: 'boolean', force_transparent: 'boolean', is_bot: 'boolean', latency_ms: 'integer',
+  ip: 'text', ip_day_hash: 'text', household_hash: 'text', user_agent: 'text', referer: 'text', country: 'text',
+  os_family: 'text', os_version: 'text', device_type: 'text', drop_reason: 'text', params: 'jsonb',
+};
+const IMPRESSION_COLUMN_TYPES: Record<(typeof IMPRESSION_COLUMNS)[number], string> = {
+  id: 'text', org_id: 'text', campaign_id: 'text', app_id: 'text', creative_id: 'text', placement: 'text',
+  partner: 'text', ip_day_hash: 'text', household_hash: 'text', user_agent: 'text', os: 'text', device_type: 'text',
+  country: 'text', source: 'text', created_at: 'timestamptz',
+};
+
+/**
+ * One INSERT for any number of records, given as a single JSON array parameter: the statement
+ * text never changes (prepared once per connection), the records are serialised natively by
+ * JSON.stringify, and Postgres unpacks them with json_to_recordset. A record that is already
+ * stored (a journal replay, or a retried batch whose commit went unconfirmed) is skipped.
+ */
+function recordsetInsert(table: string, types: Record<string, string>): string {
+  const columns = Object.keys(types);
+  const shape = columns.map((column) => `${column} ${types[column]}`).join(', ');
+  return `INSERT INTO ${table} (${columns.join(', ')})
+    SELECT ${columns.map((column) => `r.${column}`).join(', ')} FROM json_to_recordset($1::json) AS r(${shape})
+    ON CONFLICT (id) DO NOTHING`;
+}
+
+const INSERT_CLICKS = recordsetInsert('clicks', CLICK_COLUMN_TYPES);
+const INSERT_IMPRESSIONS = recordsetInsert('impressions', IMPRESSION_COLUMN_TYPES);
+
+/** Stores enriched clicks; idempotent on the click id. */
+export async function insertClicks(db: Queryable, clicks: readonly ClickRecord[]): Promise<void> {
+  if (clicks.length > 0) await db.query(INSERT_CLICKS, [JSON.stringify(clicks)]);
+}
+
+/** Stores impressions; idempotent on the impression id. */
+export async function insertImpressions(db: Queryable, impressions: readonly ImpressionRecord[]): Promise<void> {
+  if (impressions.length > 0) await db.query(INSERT_IMPRESSIONS, [JSON.stringify(impressions)]);
 }

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { Server } from 'bun';
 import { clientIp } from '../http/client-ip';
 import { HttpError } from '../http/errors';
-import { jsonResponse, SECURITY_HEADERS } from '../http/http.plugin';
+import { jsonResponse } from '../http/http.plugin';
 import type { Services } from '../services';
 import { openGeoDatabase } from './enrich/geo';
 import { ClickParams, ImpressionParams } from './tracking.model';
@@ -58,22 +58,17 @@ export function trackingRoutes(services: Services) {
     });
 }
 
-/** What the app's HTTP rules add to every answer, done here by hand for the native routes. */
-function finish(response: Response): Response {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-  return response;
-}
-
 function failure(error: unknown): Response {
   if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
   console.error('tracking: unhandled error', error);
   return jsonResponse(500, { error: 'internal error' });
 }
 
+/** The handlers' answers carry the app's security headers themselves; failures get the app's error bodies. */
 function settle(answer: () => Answer): Response | Promise<Response> {
   try {
     const response = answer();
-    return response instanceof Promise ? response.then(finish, failure) : finish(response);
+    return response instanceof Promise ? response.catch(failure) : response;
   } catch (error) {
     return failure(error);
   }

@@ -1,6 +1,7 @@
 import { fieldError, HttpError, notFound, validationError } from '../http/errors';
+import { SECURITY_HEADERS } from '../http/http.plugin';
 import type { IpHasher } from '../shared/ip-hash';
-import { newId, type Clock } from '../shared/ids';
+import { newId, systemClock, type Clock } from '../shared/ids';
 import type { CampaignCache } from './campaign-cache';
 import type { GeoLookup } from './enrich/geo';
 import { parseIp } from './enrich/ip';
@@ -83,7 +84,7 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
   const click = captureClick(query, {
     id: clickId,
     link,
-    createdAt: deps.clock().toISOString(),
+    createdAt: isoTime(deps.clock),
     nextHopUrl: location,
     transparentParamPresent: given !== undefined,
     forceTransparent: force !== undefined,
@@ -97,7 +98,20 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
     console.error('click redirect: the click could not be journaled', error);
     throw unavailable();
   }
-  return new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } });
+  return new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store', ...SECURITY_HEADERS } });
+}
+
+/** The clock's time as ISO 8601 text; on the system clock, formatted once per millisecond. */
+let lastMs = -1;
+let lastIso = '';
+function isoTime(clock: Clock): string {
+  if (clock !== systemClock) return clock().toISOString();
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 function captureClick(
@@ -116,23 +130,34 @@ function captureClick(
   if (c.link.campaignId) click.campaign_id = c.link.campaignId;
   if (c.transparentParamPresent) click.transparent_param_present = true;
   if (c.forceTransparent) click.force_transparent = true;
-  if (c.request.userAgent) click.user_agent = c.request.userAgent.slice(0, CAPTURE_LIMITS.headerLength);
-  if (c.request.referer) click.referer = c.request.referer.slice(0, CAPTURE_LIMITS.headerLength);
+  if (c.request.userAgent) click.user_agent = storable(c.request.userAgent).slice(0, CAPTURE_LIMITS.headerLength);
+  if (c.request.referer) click.referer = storable(c.request.referer).slice(0, CAPTURE_LIMITS.headerLength);
   let extras: Record<string, string> | undefined;
   let extraCount = 0;
-  for (const [name, raw] of query) {
+  query.forEach((raw, name) => {
     if (Object.hasOwn(CAPTURED_PARAMS, name)) {
       const param = name as keyof typeof CAPTURED_PARAMS;
-      const value = capturedValue(param, formDecode(raw));
+      const value = capturedValue(param, decodedText(raw));
       if (value !== null) click[CAPTURED_PARAMS[param]] = value;
     } else if (raw !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength && !isControlParam(name)) {
-      (extras ??= {})[name] = formDecode(raw).slice(0, CAPTURE_LIMITS.valueLength);
+      (extras ??= {})[storable(name)] = decodedText(raw).slice(0, CAPTURE_LIMITS.valueLength);
       extraCount++;
     }
-  }
+  });
   if (extras) click.params = extras;
   return click;
 }
+
+/**
+ * Text as Postgres can store it: without U+0000, which no text or jsonb value may hold (a single
+ * `%00` in a query string would otherwise make the click unstorable). Nothing else is changed.
+ */
+function storable(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '') : text;
+}
+
+/** A query value, form-decoded once, as it is stored. */
+const decodedText = (raw: string) => storable(formDecode(raw));
 
 function capturedValue(param: keyof typeof CAPTURED_PARAMS, value: string): string | null {
   if (value === '') return null;
@@ -188,11 +213,11 @@ function captureImpression(
   { ipHasher, geo }: Pick<ImpressionDeps, 'ipHasher' | 'geo'>,
 ): ImpressionRecord {
   const text = (name: string, max: number = IMPRESSION_LIMITS.valueLength) => {
-    const value = formDecode(query.get(name) ?? '');
+    const value = decodedText(query.get(name) ?? '');
     return value === '' ? null : value.slice(0, max);
   };
   const ip = parseIp(request.ip);
-  const userAgent = request.userAgent?.slice(0, CAPTURE_LIMITS.headerLength) ?? null;
+  const userAgent = request.userAgent ? storable(request.userAgent).slice(0, CAPTURE_LIMITS.headerLength) : null;
   const device = userAgent ? parseUserAgent(userAgent) : null;
   return {
     id: newId(),
@@ -215,7 +240,7 @@ function captureImpression(
 }
 
 function pixel(): Response {
-  return new Response(TRANSPARENT_GIF, { status: 200, headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store' } });
+  return new Response(TRANSPARENT_GIF, { status: 200, headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store', ...SECURITY_HEADERS } });
 }
 
 /** The Host part of a request URL (scheme://host/...). */

@@ -196,6 +196,13 @@ for (const backend of backends()) {
         });
       });
 
+      test('a gclid holding %00 (text the database cannot hold) answers 400 in the spec shape, not 500', async () => {
+        const org = await orgWithKey(db);
+        const res = await list('?gclid=a%00b', org.auth);
+        expect(res.status).toBe(400);
+        expect(await body(res)).toEqual({ error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } });
+      });
+
       test('other methods answer 405', async () => {
         const org = await orgWithKey(db);
         const res = await t.request('/api/v1/clicks', { method: 'POST', headers: org.auth, json: {} });

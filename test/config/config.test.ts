@@ -23,6 +23,7 @@ describe('loadConfig: happy', () => {
     expect(config.trustProxy).toBe(0);
     expect(config.rateLimit).toBe(true);
     expect(config.ingestSecret).toBeUndefined();
+    expect(config.clickBacklog).toBeUndefined();
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
   });
 
@@ -46,8 +47,10 @@ describe('loadConfig: happy', () => {
       INGEST_SECRET: 'an-ingest-secret-123',
       TRUST_PROXY: '1',
       RATE_LIMIT: 'off',
+      CLICK_BACKLOG: '500000',
     });
     expect(config.port).toBe(4000);
+    expect(config.clickBacklog).toBe(500_000);
     expect(config.databaseUrl).toBe('postgres://u:p@db.internal:5432/svc');
     expect(config.redisUrl).toBe('rediss://cache.internal:6380');
     expect(config.sessionSecret).toBe(SECRET);
@@ -113,6 +116,10 @@ describe('loadConfig: a bad value names its variable', () => {
     ['TRUST_PROXY', 'maybe'],
     ['TRUST_PROXY', '-1'],
     ['RATE_LIMIT', 'sometimes'],
+    ['CLICK_BACKLOG', '0'],
+    ['CLICK_BACKLOG', '-5'],
+    ['CLICK_BACKLOG', '1e6'],
+    ['CLICK_BACKLOG', '1000000000'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {

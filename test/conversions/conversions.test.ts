@@ -147,6 +147,17 @@ for (const backend of backends()) {
         expect(res.status).toBe(400);
         expect((await body(res)).error.formErrors.length).toBeGreaterThan(0);
       });
+
+      test('400 for text holding U+0000 (which Postgres cannot store), on the hot path and the slow one, and nothing is stored', async () => {
+        const org = await orgWithKey(db);
+        const { clickId } = await insertClick(db, org.orgId);
+        for (const json of [{ click_id: clickId, order_id: 'a\u0000b' }, { click_id: clickId, event: 'e\u0000' }, { gclid: 'g\u0000' }]) {
+          const res = await post(org.auth, json);
+          expect(res.status).toBe(400);
+          expect(await body(res)).toEqual({ error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } });
+        }
+        expect(await rows(org.orgId)).toHaveLength(0);
+      });
     });
 
     describe('/postback', () => {

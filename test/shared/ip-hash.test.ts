@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { createIpHasher, householdPrefix } from '../../src/shared/ip-hash';
+import ipaddr from 'ipaddr.js';
+import { canonicalIp, createIpHasher, householdPrefix } from '../../src/shared/ip-hash';
 
 /** The documented construction, written out independently: HMAC-SHA256 under a key derived from the secret. */
 function reference(secret: string, message: string): string {
@@ -17,6 +18,21 @@ describe('IP hashing', () => {
         expect(hasher.ipDay(ip, at)).toBe(reference(secret, `ipday|${ip}|${at.toISOString().slice(0, 10)}`));
         expect(hasher.household(ip)).toBe(reference(secret, `household|${householdPrefix(ip)}`));
       }),
+    );
+  });
+
+  test('property: the dotted-quad shortcut spells addresses and prefixes exactly as the general parser does', () => {
+    const viaParser = (ip: string) => {
+      const parsed = ipaddr.process(ip);
+      return { canonical: parsed.toString(), prefix: `${(parsed as ipaddr.IPv4).octets.slice(0, 3).join('.')}.0/24` };
+    };
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV4().map((ip) => `::ffff:${ip}`)), (ip) => {
+        const expected = viaParser(ip);
+        expect(canonicalIp(ip)).toBe(expected.canonical);
+        expect(householdPrefix(ip)).toBe(expected.prefix);
+      }),
+      { numRuns: 2000 },
     );
   });
 

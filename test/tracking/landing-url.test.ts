@@ -149,6 +149,18 @@ describe('withClickId', () => {
     );
   });
 
+  test('the same landing URL gives each click its own id (slots are remembered, ids never are), any id encoded as a query value', () => {
+    fc.assert(
+      fc.property(urlsWithOldIds, fc.array(fc.string({ unit: 'grapheme-ascii' }), { minLength: 2, maxLength: 4 }), (url, ids) => {
+        for (const id of ids) {
+          const pieces = parts(withClickId(url, id)).pieces;
+          expect(pieces[pieces.length - 1]).toBe(`${CLICK_ID_PARAM}=${encodeURIComponent(id)}`);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   test('applying it twice keeps only the second id', () => {
     fc.assert(
       fc.property(landingUrls, clickIds, clickIds, (url, first, second) => {

@@ -132,6 +132,17 @@ for (const backend of backends()) {
         expect(text).toContain(t.services.ipHasher.household('198.51.100.77'));
         expect(text).not.toContain('198.51.100.77');
       });
+
+      test('%00 in the campaign or the parameters neither breaks the pixel nor the pipeline', async () => {
+        const { campaignId } = await insertCampaign(db, org.orgId);
+        const unknown = await pixel('/i/a%00b');
+        expect(unknown.status).toBe(200);
+        expectTransparentGif(new Uint8Array(await unknown.arrayBuffer()));
+        const res = await pixel(`/i/${campaignId}?cr=c%00r&p=%00`);
+        expect(res.status).toBe(200);
+        const [stored] = await impressionsOf(campaignId);
+        expect(stored).toMatchObject({ creative_id: 'cr', partner: null });
+      });
     });
   });
 }

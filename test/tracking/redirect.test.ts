@@ -234,6 +234,26 @@ for (const backend of backends()) {
         expect(clickIdOf(location)).toMatch(ULID);
         expect((await stored(clickIdOf(location)))!.params).toBeNull();
       });
+
+      test('%00 in the query is stored without the NUL, and the clicks after it keep flowing', async () => {
+        const { slug, linkId } = await insertLink(db, org.orgId);
+        const before = await clicksOf(linkId);
+        const res = await click(`/c/${slug}?gclid=a%00b&keyword=k%00&sub%00id=%00x&url=${encodeURIComponent('https://a.example.com/p?y=%00')}`);
+        expect(res.status).toBe(302);
+        // The landing URL keeps its own escapes byte for byte.
+        expect(res.headers.get('location')).toStartWith('https://a.example.com/p?y=%00&svc_click_id=');
+        const row = (await stored(clickIdOf(res.headers.get('location')!)))!;
+        expect(row).toMatchObject({ gclid: 'ab', keyword: 'k', params: { subid: 'x' } });
+        const next = await click(`/c/${slug}`);
+        expect(next.status).toBe(302);
+        expect(await clicksOf(linkId)).toBe(before + 2);
+      });
+
+      test('a slug holding %00 is an unknown link, not a database error', async () => {
+        const res = await click('/c/a%00b');
+        expect(res.status).toBe(404);
+        expect(await body(res)).toEqual({ error: 'link not found' });
+      });
     });
 
     describe('link changes', () => {

@@ -30,7 +30,7 @@ export function makeImpression(orgId: string, overrides: Partial<ImpressionRecor
 export function flakyDb(db: Db): Db & { down: boolean } {
   const wrapped = Object.create(db) as Db & { down: boolean };
   wrapped.down = false;
-  wrapped.bulkInsert = (...args) => (wrapped.down ? Promise.reject(new Error('database unavailable')) : db.bulkInsert(...args));
+  wrapped.query = (...args) => (wrapped.down ? Promise.reject(new Error('database unavailable')) : db.query(...args));
   return wrapped;
 }
 

@@ -30,6 +30,8 @@ export interface ClickWork {
   userAgent: string;
   /** The search engine whose crawler the user agent claims to be, or null. */
   claimed: SearchEngine | null;
+  /** isbot's verdict on the user agent (false when there is none). */
+  automated: boolean;
 }
 
 export interface IngestionStep {
@@ -46,7 +48,25 @@ export const MAX_USER_AGENT_LENGTH = 1024;
 export function beginWork(click: ClickRecord): ClickWork {
   const rawAgent = typeof click.user_agent === 'string' ? click.user_agent.trim() : '';
   const userAgent = rawAgent.length > MAX_USER_AGENT_LENGTH ? rawAgent.slice(0, MAX_USER_AGENT_LENGTH) : rawAgent;
-  return { click: { ...click }, ip: parseIp(click.ip), userAgent, claimed: claimedEngine(userAgent) };
+  const { claimed, automated } = agentFacts(userAgent);
+  return { click: { ...click }, ip: parseIp(click.ip), userAgent, claimed, automated };
+}
+
+/**
+ * The crawler claim and isbot's verdict, worked out once per distinct user agent: both are
+ * long regular expressions, and a campaign's clicks repeat a few thousand distinct strings.
+ * The map is emptied when full, as the parsed-user-agent cache is (user-agent.ts).
+ */
+const AGENT_CACHE_LIMIT = 10_000;
+const agents = new Map<string, { claimed: SearchEngine | null; automated: boolean }>();
+
+function agentFacts(userAgent: string): { claimed: SearchEngine | null; automated: boolean } {
+  const hit = agents.get(userAgent);
+  if (hit) return hit;
+  const facts = { claimed: claimedEngine(userAgent), automated: userAgent.length > 0 && isbot(userAgent) };
+  if (agents.size >= AGENT_CACHE_LIMIT) agents.clear();
+  agents.set(userAgent, facts);
+  return facts;
 }
 
 /** The first reason wins: later steps still enrich a dropped click but never relabel it. */
@@ -98,11 +118,11 @@ export const verifiedCrawlerStep: IngestionStep = {
 
 export const botStep: IngestionStep = {
   name: 'bot',
-  run({ click, userAgent, claimed }) {
+  run({ click, userAgent, claimed, automated }) {
     if (userAgent.length === 0) return;
     // A verified crawler already carries 'verified_bot'; any other crawler claim is spoofed,
     // whether or not isbot knows the name.
-    if (claimed !== null || isbot(userAgent)) drop(click, 'bot');
+    if (claimed !== null || automated) drop(click, 'bot');
   },
 };
 

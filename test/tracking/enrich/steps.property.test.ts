@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';
 import { openGeoDatabase } from '../../../src/tracking/enrich/geo';
@@ -68,6 +69,19 @@ describe('ingestion steps on arbitrary input', () => {
       fc.property(fc.ipV4Extended().filter((ip) => !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || /(^|\.)0\d/.test(ip)), (text) => {
         expect(parseIp(text)).toBeNull();
       }),
+    );
+  });
+
+  test('property: dotted quads, leading zeros and out-of-range octets included, parse exactly as ipaddr.js says', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 255 }).map(String), fc.integer({ min: 0, max: 999 }).map(String), fc.stringMatching(/^0\d{1,2}$/));
+    fc.assert(
+      fc.property(fc.tuple(octet, octet, octet, octet), (octets) => {
+        const text = octets.join('.');
+        const reference = ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text).toString() : null;
+        expect(parseIp(text)?.toString() ?? null).toBe(reference);
+        if (reference) expect(parseIp(text)!.kind()).toBe('ipv4');
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -1,0 +1,19 @@
+/**
+ * Messages between a node's main thread and its click writer thread (click-writer.thread.ts
+ * and click-writer.worker.ts). Each write carries an id; the worker answers it with the same id.
+ */
+export interface ClickWriterInit {
+  databaseUrl: string;
+  /** The secret the node's IP hasher is keyed with (createIpHasher), so hashes match the main thread's. */
+  ipHashSecret: string;
+  setAsidePath: string;
+}
+
+export type ClickWriterRequest = { kind: 'write'; id: number; text: string; count: number; sideBySide: boolean } | { kind: 'close'; id: number };
+
+export type ClickWriterReply =
+  | { kind: 'ready' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'done'; id: number }
+  /** `code` is the driver's or the database's (SQLSTATE), so the pipeline can tell a closed connection from a refusal. */
+  | { kind: 'error'; id: number; message: string; code?: string };

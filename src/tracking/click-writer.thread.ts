@@ -1,0 +1,94 @@
+import type { ClickWriter } from './click-writer';
+import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './click-writer.protocol';
+
+/** How long close() waits for the thread to end its connections before ending the thread. */
+const CLOSE_WAIT_MS = 10_000;
+
+interface Pending {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The click writer on a thread of its own (click-writer.worker.ts), behind the ClickWriter
+ * interface. Used on Postgres, where the thread opens its own connections; PGlite lives in the
+ * main thread's memory, so there the writer runs in process. The thread starts with the first
+ * batch; a thread that dies fails the batches it held (the pipeline keeps them journaled and
+ * retries) and the next batch starts a new one.
+ */
+export function createClickWriterThread(init: ClickWriterInit, options: { onSpawn?: (worker: Worker) => void } = {}): ClickWriter {
+  /** The running thread, with the requests it holds: a thread's end fails its own requests only. */
+  interface Thread {
+    worker: Worker;
+    pending: Map<number, Pending>;
+  }
+  let thread: Promise<Thread> | null = null;
+  let nextId = 1;
+  let closed = false;
+
+  const spawn = (): Promise<Thread> => {
+    const started: Promise<Thread> = new Promise<Thread>((resolve, reject) => {
+      const worker = new Worker(new URL('./click-writer.worker.ts', import.meta.url).href);
+      const pending = new Map<number, Pending>();
+      const gone = (error: Error) => {
+        if (thread === started) thread = null;
+        reject(error);
+        for (const request of pending.values()) request.reject(error);
+        pending.clear();
+      };
+      worker.onmessage = (event: MessageEvent<ClickWriterReply>) => {
+        const message = event.data;
+        if (message.kind === 'ready') return resolve({ worker, pending });
+        if (message.kind === 'failed') {
+          worker.terminate();
+          return gone(new Error(`click writer thread failed to start: ${message.message}`));
+        }
+        const request = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.kind === 'done') request?.resolve();
+        else request?.reject(Object.assign(new Error(message.message), { code: message.code }));
+      };
+      worker.addEventListener('error', (event) => gone(new Error(`click writer thread failed: ${event.message}`)));
+      worker.addEventListener('close', () => gone(new Error('click writer thread exited')));
+      // The thread alone never keeps the process alive; close() ends it.
+      worker.unref();
+      worker.postMessage(init);
+      options.onSpawn?.(worker);
+    });
+    started.catch(() => {}); // a failed start is reported to the batch that waited for it
+    thread = started;
+    return started;
+  };
+
+  type Request = ClickWriterRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+  const send = async (request: Request): Promise<void> => {
+    const { worker, pending } = await (thread ?? spawn());
+    const id = nextId++;
+    return new Promise<void>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id } as ClickWriterRequest);
+    });
+  };
+
+  return {
+    write(text, count, options = {}) {
+      if (closed) return Promise.reject(new Error('click writer is closed'));
+      return send({ kind: 'write', text, count, sideBySide: options.sideBySide ?? true });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const running = thread;
+      if (!running) return;
+      const current = await running.catch(() => null);
+      if (!current) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        send({ kind: 'close' }).catch(() => {}),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+      current.worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'bun:test';
+import { decodeTime } from 'ulid';
+import { newId } from '../../src/shared/ids';
+
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+describe('newId', () => {
+  test('ULIDs of the current time, strictly increasing and unique, also many per millisecond', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 200_000 }, () => newId());
+    const after = Date.now();
+    for (let i = 0; i < ids.length; i++) {
+      expect(ids[i]).toMatch(ULID);
+      if (i > 0 && !(ids[i]! > ids[i - 1]!)) throw new Error(`not increasing at ${i}: ${ids[i - 1]} then ${ids[i]}`);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    const first = decodeTime(ids[0]!);
+    const last = decodeTime(ids[ids.length - 1]!);
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(last).toBeLessThanOrEqual(after);
+  });
+
+  test('the random part differs between milliseconds (ids are not guessable from the time)', async () => {
+    const a = newId();
+    await Bun.sleep(3);
+    const b = newId();
+    expect(decodeTime(b)).toBeGreaterThan(decodeTime(a));
+    expect(b.slice(10)).not.toBe(a.slice(10));
+    // 80 random bits: the upper halves of two milliseconds colliding would be a 1 in 2^40 event.
+    expect(b.slice(10, 18)).not.toBe(a.slice(10, 18));
+  });
+
+  test('a clock that goes back never makes an id sort before the previous one', () => {
+    const realNow = Date.now;
+    try {
+      const first = newId();
+      Date.now = () => realNow() - 60_000;
+      const second = newId();
+      const third = newId();
+      expect(second > first).toBe(true);
+      expect(third > second).toBe(true);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});
