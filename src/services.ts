@@ -71,14 +71,22 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     lateMatcher,
     installForwarder,
     async stop() {
-      await installForwarder.stop();
-      await stopTracking(tracking);
-      await postbackWorker.stop();
-      await lateMatcher.stop();
-      await linkChanges.stop();
-      await rateLimiter.close();
-      // Last, after every flusher above, so the rows they wrote reach DuckDB before it closes.
-      await mirror.stop();
+      // Every part is stopped even when one fails (a flush refused by an unreachable database,
+      // say): a part left running would poll a closed database for as long as the process lives.
+      // The mirror is last, after every flusher, so the rows they wrote reach DuckDB before it closes.
+      const failures: unknown[] = [];
+      const parts = [
+        () => installForwarder.stop(),
+        () => stopTracking(tracking),
+        () => postbackWorker.stop(),
+        () => lateMatcher.stop(),
+        () => linkChanges.stop(),
+        () => rateLimiter.close(),
+        () => mirror.stop(),
+      ];
+      for (const stopPart of parts) await stopPart().catch((error: unknown) => failures.push(error));
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1) throw new AggregateError(failures, `${failures.length} services failed to stop`);
     },
   };
 }

@@ -115,25 +115,37 @@ for (const backend of backends()) {
         const admin = openPostgres(process.env.DATABASE_URL!, { max: 1 });
         const logs: string[] = [];
         const mirror = await testMirror({ db: mirrorDb, tables: ['clicks'], intervalMs: 20, log: (message) => logs.push(message) });
-        await mirror.catchUp();
-        mirror.start();
         try {
-          await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
-          await eventually(async () => logs.includes(FAILED));
+          await mirror.catchUp();
+          mirror.start();
+          let catchUpWhileRefused: string;
+          try {
+            await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+            await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+            await eventually(async () => logs.includes(FAILED));
+            // Bounded, so that connections are allowed again whatever happens here.
+            catchUpWhileRefused = await Promise.race([
+              mirror.catchUp().then(
+                () => 'copied',
+                () => 'failed',
+              ),
+              Bun.sleep(10_000).then(() => 'still waiting'),
+            ]);
+          } finally {
+            await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+          }
           expect(logs).toContain(FAILED);
-          await expect(mirror.catchUp()).rejects.toThrow();
+          expect(catchUpWhileRefused).toBe('failed');
+          const org = newOrg();
+          const id = await insertClick(target, org);
+          await eventually(async () => (await mirroredIds(mirror, org)).length > 0);
+          expect(await mirroredIds(mirror, org)).toEqual([id]);
+          expect(logs).toContain(RECOVERED);
         } finally {
-          await admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`);
+          await mirror.stop();
+          await mirrorDb.close();
+          await admin.close();
         }
-        const org = newOrg();
-        const id = await insertClick(target, org);
-        await eventually(async () => (await mirroredIds(mirror, org)).length > 0);
-        expect(await mirroredIds(mirror, org)).toEqual([id]);
-        expect(logs).toContain(RECOVERED);
-        await mirror.stop();
-        await mirrorDb.close();
-        await admin.close();
       });
     }
 
