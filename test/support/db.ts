@@ -25,10 +25,18 @@ export function backends(): Backend[] {
 /** Work to do before a database closes (an app instance's services must flush into it first). */
 const beforeClose = new WeakMap<Db, (() => Promise<void>)[]>();
 
+/**
+ * Runs `stop` when the scope ends: before `db` closes when `db` came from this module, else on
+ * its own (a wrapper or a second pool a test made, and maybe closed itself). Either way nothing
+ * an app started keeps polling a database after its test.
+ */
 export function onBeforeClose(db: Db, stop: () => Promise<void>): void {
-  const list = beforeClose.get(db) ?? [];
+  const list = beforeClose.get(db);
+  if (!list) {
+    afterAll(() => stop().catch(() => {}), 60_000);
+    return;
+  }
   list.push(stop);
-  beforeClose.set(db, list);
 }
 
 /**
@@ -36,6 +44,7 @@ export function onBeforeClose(db: Db, stop: () => Promise<void>): void {
  * a shared module's top level would belong to whichever file imported it first.)
  */
 function closeWithScope(db: Db, close: () => Promise<void>): void {
+  beforeClose.set(db, []);
   afterAll(async () => {
     for (const stop of (beforeClose.get(db) ?? []).reverse()) await stop().catch(() => {});
     await close().catch(() => {});
