@@ -112,6 +112,8 @@ async function service(databaseUrl: string | undefined) {
   const port = await freePort();
   const env: Record<string, string> = { PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  // The service's own settings that shape a burst, passed through to compare them.
+  for (const name of ['CLICK_BACKLOG', 'MIRROR_INTERVAL_MS']) if (process.env[name]) env[name] = process.env[name]!;
   const server = await startServer(env, { timeoutMs: 120_000 });
   let load: Load;
   let linkId: string;

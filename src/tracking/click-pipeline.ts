@@ -167,7 +167,7 @@ export function createClickPipeline(
           const now = share();
           // While giving way, a batch's statements run one after another: side by side they
           // would take every core the redirects need for as long as they run.
-          await writer.write(batch.text, batch.count, { sideBySide: now >= 1 });
+          await writer.write(batch.bytes, batch.count, { sideBySide: now >= 1 });
           batch.commit();
           retryDelay = 0;
           retryAt = 0;

@@ -9,7 +9,8 @@ export interface ClickWriterInit {
   setAsidePath: string;
 }
 
-export type ClickWriterRequest = { kind: 'write'; id: number; text: string; count: number; sideBySide: boolean } | { kind: 'close'; id: number };
+/** `lines` arrives as its own buffer, moved to the thread (not copied again), and is decoded there. */
+export type ClickWriterRequest = { kind: 'write'; id: number; lines: Uint8Array; count: number; sideBySide: boolean } | { kind: 'close'; id: number };
 
 export type ClickWriterReply =
   | { kind: 'ready' }

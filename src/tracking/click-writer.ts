@@ -15,10 +15,11 @@ import { insertClicks, insertImpressions } from './tracking.repo';
  */
 export interface ClickWriter {
   /**
-   * `text`: `count` journal lines (JournalEntry JSON) joined by '\n'. `sideBySide` (default true)
+   * `lines`: `count` journal lines (JournalEntry JSON) joined by '\n', as the journal holds them
+   * (UTF-8), so that a writer on another thread decodes them there. `sideBySide` (default true)
    * runs the batch's statements at once, on several connections; false runs them one after another.
    */
-  write(text: string, count: number, options?: WriteOptions): Promise<void>;
+  write(lines: Uint8Array, count: number, options?: WriteOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,9 +52,11 @@ export const STATEMENT_ROWS = 128;
  */
 export const EMBEDDED_STATEMENT_ROWS = 32;
 
+const decoder = new TextDecoder();
+
 export function createClickWriter(deps: ClickWriterDeps): ClickWriter {
   return {
-    write: (text, count, options = {}) => writeBatch(deps, parseLines<JournalEntry>(text, count), options.sideBySide ?? true),
+    write: (lines, count, options = {}) => writeBatch(deps, parseLines<JournalEntry>(decoder.decode(lines), count), options.sideBySide ?? true),
     close: async () => {},
   };
 }

@@ -34,7 +34,7 @@ function start(init: ClickWriterInit) {
       void connection.close().finally(() => reply({ kind: 'done', id: request.id }));
       return;
     }
-    writes.write(request.text, request.count, { sideBySide: request.sideBySide }).then(
+    writes.write(request.lines, request.count, { sideBySide: request.sideBySide }).then(
       () => reply({ kind: 'done', id: request.id }),
       (error) => {
         const code = (error as { code?: unknown } | null)?.code;

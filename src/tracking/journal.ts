@@ -29,8 +29,11 @@ export interface Journal<T> {
   committed(): number;
   /** The oldest uncommitted records (at most `max`, from one segment); `commit` marks them done. */
   peek(max: number): { records: T[]; commit(): void } | null;
-  /** The same as peek, as the journal's text: `count` JSON lines joined by '\n' (parseLines reads them). */
-  peekLines(max: number): { text: string; count: number; commit(): void } | null;
+  /**
+   * The same as peek, as the journal's bytes: `count` JSON lines joined by '\n', UTF-8 (decode,
+   * then parseLines). A view of the journal, valid until `commit`: copy it to keep it longer.
+   */
+  peekLines(max: number): { bytes: Uint8Array; count: number; commit(): void } | null;
   close(): Promise<void>;
 }
 
@@ -158,7 +161,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       lines++;
     }
     return {
-      text: decoder.decode(source.subarray(start, end - 1)),
+      bytes: source.subarray(start, end - 1),
       count: lines,
       commit() {
         if (segment.doneOffset !== start) throw new Error('journal: commit out of order');
@@ -195,7 +198,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     peekLines,
     peek(max) {
       const batch = peekLines(max);
-      return batch && { records: parseLines<T>(batch.text, batch.count), commit: batch.commit };
+      return batch && { records: parseLines<T>(decoder.decode(batch.bytes), batch.count), commit: batch.commit };
     },
     async close() {
       if (active) retire(active);

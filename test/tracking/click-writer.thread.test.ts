@@ -24,7 +24,7 @@ setDefaultTimeout(30_000);
 
 const SECRET = 'writer-thread-test-secret-0123456789-abcdef';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
-const linesOf = (entries: JournalEntry[]) => entries.map((entry) => JSON.stringify(entry)).join('\n');
+const linesOf = (entries: JournalEntry[]) => new TextEncoder().encode(entries.map((entry) => JSON.stringify(entry)).join('\n'));
 const setAsidePath = () => join(mkdtempSync(join(tmpdir(), 'svc-writer-')), 'refused.jsonl');
 
 /*
@@ -102,7 +102,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       for (let i = 0; i < 50; i++) pipeline.recordClick(makeClick(orgId));
       await pipeline.stop();
       expect(await countRows(db, 'clicks', orgId)).toBe(750);
-      expect(await failure(writer!.write('', 0))).toBe('click writer is closed');
+      expect(await failure(writer!.write(new Uint8Array(), 0))).toBe('click writer is closed');
     });
 
     test('a thread that dies fails the batch it held; the next batch starts a new thread', async () => {
