@@ -15,10 +15,14 @@ ARG BUN_IMAGE=oven/bun:1
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts/patch-postgres-driver.mjs scripts/
 # Production dependencies only: the runtime image brings its own Bun, so the `bun` npm package
 # (a dev dependency) is not needed, and no production dependency has an install script
-# (a new one that needs it shows "hasInstallScript": true in package-lock.json).
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# (a new one that needs it shows "hasInstallScript": true in package-lock.json). Scripts are
+# off, so the project's own postinstall step, the Postgres driver fix (docs/operations.md),
+# runs explicitly.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && node scripts/patch-postgres-driver.mjs
 
 FROM ${BUN_IMAGE} AS runtime
 WORKDIR /app
