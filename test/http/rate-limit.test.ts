@@ -193,7 +193,11 @@ describe('rate limits through the app', async () => {
         return {
           request: (path: string, init: RequestInit & { json?: unknown } = {}) =>
             app.handle(new Request(`${TEST_BASE_URL}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(init.json) })),
-          stop: () => services.stop(),
+          // services.stop() closes the limiter it was built with; the Redis one put in its place is closed here.
+          stop: async () => {
+            await services.stop();
+            await services.rateLimiter.close();
+          },
         };
       };
       const [first, second, elsewhere] = [await instance(namespace), await instance(namespace), await instance(`${namespace}:other`)];
