@@ -74,8 +74,10 @@ export function createClickWriterThread(init: ClickWriterInit, options: { onSpaw
     write(lines, count, options = {}) {
       if (closed) return Promise.reject(new Error('click writer is closed'));
       // A copy of the journal's bytes, whose buffer moves to the thread: one memcpy here, and the
-      // decoding and parsing happen there, off the thread that answers redirects.
-      const copy = lines.slice();
+      // decoding and parsing happen there, off the thread that answers redirects. Copied by the
+      // constructor, not slice(): on a Buffer (a closed segment read from its file) slice() is a
+      // view, and moving its buffer would detach the journal's own.
+      const copy = new Uint8Array(lines);
       return send({ kind: 'write', lines: copy, count, sideBySide: options.sideBySide ?? true }, [copy.buffer as ArrayBuffer]);
     },
     async close() {

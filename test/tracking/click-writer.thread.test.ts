@@ -89,19 +89,38 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       expect(await failure(broken.write(linesOf([{ k: 'c', r: makeClick(orgId) }]), 1))).toMatch(/ECONNREFUSED|connect/i);
     });
 
+    test('the bytes a write is given stay the caller\'s: a view into a larger Buffer is copied, never moved', async () => {
+      const { orgId } = await orgWithKey(db);
+      const first = linesOf([{ k: 'c', r: makeClick(orgId) }]);
+      const second = linesOf([{ k: 'c', r: makeClick(orgId) }]);
+      // As a segment read back from its file: one Buffer, each batch a view into it.
+      const file = Buffer.concat([first, Buffer.from('\n'), second]);
+      const length = file.length;
+      const writer = thread();
+      await writer.write(file.subarray(0, first.length), 1);
+      expect(file.length).toBe(length);
+      await writer.write(file.subarray(first.length + 1), 1);
+      expect(await countRows(db, 'clicks', orgId)).toBe(2);
+    });
+
     test('a pipeline on the thread writes everything by flush and by stop, and a closed writer refuses more', async () => {
       const { orgId } = await orgWithKey(db);
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-writer-pipeline-'));
       let writer: ClickWriter | undefined;
       const enrich = createIngestion({ ipHasher: createIpHasher(SECRET) });
-      const pipeline = createClickPipeline({ db, dataDir, enrich: (c) => enrich.enrich(c), writer: (path) => (writer = thread(path)) });
+      // Segments of a few batches each: most batches come from segments already closed and read
+      // back from their files, several batches from each.
+      const pipeline = createClickPipeline(
+        { db, dataDir, enrich: (c) => enrich.enrich(c), writer: (path) => (writer = thread(path)) },
+        { journal: { segmentBytes: 512 * 1024 } },
+      );
       await pipeline.start();
-      for (let i = 0; i < 700; i++) pipeline.recordClick(makeClick(orgId));
+      for (let i = 0; i < 3000; i++) pipeline.recordClick(makeClick(orgId));
       await pipeline.flush();
-      expect(await countRows(db, 'clicks', orgId)).toBe(700);
+      expect(await countRows(db, 'clicks', orgId)).toBe(3000);
       for (let i = 0; i < 50; i++) pipeline.recordClick(makeClick(orgId));
       await pipeline.stop();
-      expect(await countRows(db, 'clicks', orgId)).toBe(750);
+      expect(await countRows(db, 'clicks', orgId)).toBe(3050);
       expect(await failure(writer!.write(new Uint8Array(), 0))).toBe('click writer is closed');
     });
 
