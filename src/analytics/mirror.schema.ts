@@ -136,12 +136,18 @@ export async function describeTable(pg: Queryable, table: string): Promise<Mirro
     name: table,
     columns,
     // The cursor goes out as text under other names: ORDER BY would otherwise sort the text aliases.
+    // The next $3 rows after the cursor are read in index order first, and the horizon filters
+    // them after: rows are ordered by txid, so what passes is the same prefix the one query would
+    // give. With the horizon in the same WHERE the planner cannot tell how many rows pass it and
+    // read every row after the cursor (a bitmap scan, then a sort) for each batch, so catching
+    // up on a backlog cost the square of its size.
     selectBatch: `SELECT t._txid::text AS ${CURSOR_TXID}, t._seq::text AS ${CURSOR_SEQ}, ${columns.map((c) => `${c.pgText} AS ${q(c.name)}`).join(', ')}
-        FROM ${q(table)} t
+        FROM (SELECT * FROM ${q(table)}
+               WHERE (_txid, _seq) > ($1::xid8, $2::bigint)
+               ORDER BY _txid, _seq
+               LIMIT $3) t
        WHERE t._txid < (${HORIZON})
-         AND (t._txid, t._seq) > ($1::xid8, $2::bigint)
-       ORDER BY t._txid, t._seq
-       LIMIT $3`,
+       ORDER BY t._txid, t._seq`,
     stageTable,
     createStage: `CREATE OR REPLACE TEMP TABLE ${q(stageTable)} (${columns.map((c) => `${q(c.name)} VARCHAR`).join(', ')})`,
     upsertFromStage: `INSERT OR REPLACE INTO ${q(table)} (${list}) SELECT ${columns.map((c) => c.duckCast).join(', ')} FROM temp.main.${q(stageTable)}`,
