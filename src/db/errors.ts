@@ -1,11 +1,17 @@
+/** The `code` a driver or the database put on an error (an SQLSTATE, or a driver's own name), if any. */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /**
  * True when Postgres (or PGlite) refused a statement with an SQLSTATE: the statement ran and
  * rolled back, so nothing of it was committed. A network error has no SQLSTATE; such a
  * statement may or may not have committed.
  */
 export function isStatementRefused(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+  const code = errorCode(error);
+  return code !== undefined && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
 }
 
 /**
@@ -13,7 +19,7 @@ export function isStatementRefused(error: unknown): boolean {
  * escape inside JSON read as text (22P05). Such a value came from the client, so it is a 400.
  */
 export function isUnstorableText(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   return code === '22021' || code === '22P05';
 }
 
@@ -23,6 +29,5 @@ export function isUnstorableText(error: unknown): boolean {
  * connection, a read-only or full database) may succeed when retried.
  */
 export function isDataRefused(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return isStatementRefused(error) && typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+  return isStatementRefused(error) && /^2[23]/.test(errorCode(error)!);
 }

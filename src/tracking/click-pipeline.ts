@@ -61,7 +61,7 @@ export interface ClickPipelineOptions {
  */
 export type ClickPipelineDeps = { db: Db; dataDir: string } & (
   | { enrich: Enrich; writer?: undefined }
-  | { writer: (setAsidePath: string) => ClickWriter; enrich?: Enrich }
+  | { writer: (setAsidePath: string) => ClickWriter; enrich?: undefined }
 );
 
 /** Records per batch: several statements, run side by side. */

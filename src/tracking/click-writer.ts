@@ -52,11 +52,9 @@ export const STATEMENT_ROWS = 128;
  */
 export const EMBEDDED_STATEMENT_ROWS = 32;
 
-const decoder = new TextDecoder();
-
 export function createClickWriter(deps: ClickWriterDeps): ClickWriter {
   return {
-    write: (lines, count, options = {}) => writeBatch(deps, parseLines<JournalEntry>(decoder.decode(lines), count), options.sideBySide ?? true),
+    write: (lines, count, options = {}) => writeBatch(deps, parseLines<JournalEntry>(lines, count), options.sideBySide ?? true),
     close: async () => {},
   };
 }

@@ -3,6 +3,7 @@
  * inserts of journaled records, on its own event loop and its own Postgres connections, so
  * the main thread spends its time answering redirects. Started by click-writer.thread.ts.
  */
+import { errorCode } from '../db/errors';
 import { openPostgres } from '../db/postgres';
 import { errorMessage } from '../shared/error-message';
 import { createIpHasher } from '../shared/ip-hash';
@@ -36,10 +37,7 @@ function start(init: ClickWriterInit) {
     }
     writes.write(request.lines, request.count, { sideBySide: request.sideBySide }).then(
       () => reply({ kind: 'done', id: request.id }),
-      (error) => {
-        const code = (error as { code?: unknown } | null)?.code;
-        reply({ kind: 'error', id: request.id, message: errorMessage(error), code: typeof code === 'string' ? code : undefined });
-      },
+      (error) => reply({ kind: 'error', id: request.id, message: errorMessage(error), code: errorCode(error) }),
     );
   };
   reply({ kind: 'ready' });

@@ -30,8 +30,8 @@ export interface Journal<T> {
   /** The oldest uncommitted records (at most `max`, from one segment); `commit` marks them done. */
   peek(max: number): { records: T[]; commit(): void } | null;
   /**
-   * The same as peek, as the journal's bytes: `count` JSON lines joined by '\n', UTF-8 (decode,
-   * then parseLines). A view of the journal, valid until `commit`: copy it to keep it longer.
+   * The same as peek, as the journal's bytes: `count` JSON lines joined by '\n', UTF-8 (parseLines
+   * reads them). A view of the journal, valid until `commit`: copy it to keep it longer.
    */
   peekLines(max: number): { bytes: Uint8Array; count: number; commit(): void } | null;
   close(): Promise<void>;
@@ -198,7 +198,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     peekLines,
     peek(max) {
       const batch = peekLines(max);
-      return batch && { records: parseLines<T>(decoder.decode(batch.bytes), batch.count), commit: batch.commit };
+      return batch && { records: parseLines<T>(batch.bytes, batch.count), commit: batch.commit };
     },
     async close() {
       if (active) retire(active);
@@ -211,11 +211,12 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
 }
 
 /**
- * The records of `count` JSON lines. JSON text never holds a raw newline, so the lines joined by
- * commas are one JSON array: one parse for the whole batch. Only when that fails (a damaged
- * line) are they parsed one by one, skipping what cannot be read.
+ * The records of `count` JSON lines (UTF-8, as peekLines gives them). JSON text never holds a raw
+ * newline, so the lines joined by commas are one JSON array: one parse for the whole batch. Only
+ * when that fails (a damaged line) are they parsed one by one, skipping what cannot be read.
  */
-export function parseLines<T>(text: string, count: number): T[] {
+export function parseLines<T>(bytes: Uint8Array, count: number): T[] {
+  const text = decoder.decode(bytes);
   try {
     const records = JSON.parse(`[${text.replaceAll('\n', ',')}]`) as T[];
     if (records.length === count) return records;

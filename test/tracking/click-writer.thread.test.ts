@@ -107,11 +107,10 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       const { orgId } = await orgWithKey(db);
       const dataDir = mkdtempSync(join(tmpdir(), 'svc-writer-pipeline-'));
       let writer: ClickWriter | undefined;
-      const enrich = createIngestion({ ipHasher: createIpHasher(SECRET) });
       // Segments of a few batches each: most batches come from segments already closed and read
       // back from their files, several batches from each.
       const pipeline = createClickPipeline(
-        { db, dataDir, enrich: (c) => enrich.enrich(c), writer: (path) => (writer = thread(path)) },
+        { db, dataDir, writer: (path) => (writer = thread(path)) },
         { journal: { segmentBytes: 512 * 1024 } },
       );
       await pipeline.start();
