@@ -5,11 +5,13 @@
  * shows in the ratio. Prints one JSON line.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test bun bench/conversions.ts
- *   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 32), BENCH_CLICKS (default 1000000)
+ *   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 32), BENCH_CLICKS (default 1000000);
+ *   CLICK_BACKLOG and MIRROR_INTERVAL_MS are passed through to the server (service-settings.ts).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serviceSettingsFromEnv } from './service-settings';
 import { throwawayDatabase } from './throwaway-database';
 import { createMirror } from '../src/analytics/mirror';
 import { createOrganization } from '../src/auth/accounts.service';
@@ -17,8 +19,8 @@ import { issueApiKey } from '../src/auth/api-keys';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
 import { newId } from '../src/shared/ids';
+import { startServer } from '../test/support/server';
 
-const ROOT = join(import.meta.dir, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 1_000_000);
@@ -36,13 +38,6 @@ interface WrkResult {
 
 /** Click ids of the seeded clicks: `bench` + 8 digits, so the load script can pick any of them. */
 const clickId = (i: number) => `bench${String(i).padStart(8, '0')}`;
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
 
 async function wrk(url: string, apiKey: string, seconds: number): Promise<WrkResult> {
   if (!Bun.which('wrk')) throw new Error('this benchmark needs wrk (apt-get install wrk)');
@@ -86,32 +81,6 @@ end
   };
 }
 
-async function startServer(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: String(port) },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
-    try {
-      if ((await fetch(`${url}/api/health`)).status === 200) break;
-    } catch {}
-    if (tries > 600) throw new Error('server did not become healthy');
-    await Bun.sleep(100);
-  }
-  return {
-    url,
-    async stop() {
-      proc.kill('SIGTERM');
-      await proc.exited;
-    },
-  };
-}
-
 async function main() {
   const database = await throwawayDatabase();
   const db = openPostgres(database.url, { max: 4 });
@@ -146,13 +115,8 @@ async function main() {
     const reference = await wrk(`http://127.0.0.1:${bare.port}`, key.api_key, Math.min(SECONDS, 5));
     bare.stop(true);
 
-    const server = await startServer({
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      SESSION_SECRET: 'bench-session-secret-that-is-long-enough-0123456789',
-      // The spec's 300 requests a minute per IP would otherwise answer 429 after the first burst.
-      RATE_LIMIT: 'off',
-    });
+    // startServer turns the rate limit off: the spec's 300 requests a minute per IP would answer 429.
+    const server = await startServer({ DATABASE_URL: database.url, ...serviceSettingsFromEnv() }, { dataDir, timeoutMs: 120_000 });
     try {
       await wrk(server.url, key.api_key, 3); // warm-up: JIT, prepared statements, pool
       const result = await wrk(server.url, key.api_key, SECONDS);
@@ -174,7 +138,8 @@ async function main() {
         }),
       );
     } finally {
-      await server.stop();
+      const code = await server.stop();
+      if (code !== 0) console.error(`bench: server exited with ${code}:\n${server.output()}`);
     }
   } finally {
     await db.close();

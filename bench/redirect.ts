@@ -21,6 +21,7 @@ import { ulid } from 'ulid';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/e2e/link-over-http';
 import { freePort, startServer } from '../test/support/server';
+import { serviceSettingsFromEnv } from './service-settings';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -112,8 +113,7 @@ async function service(databaseUrl: string | undefined) {
   const port = await freePort();
   const env: Record<string, string> = { PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  // The service's own settings that shape a burst, passed through to compare them.
-  for (const name of ['CLICK_BACKLOG', 'MIRROR_INTERVAL_MS']) if (process.env[name]) env[name] = process.env[name]!;
+  Object.assign(env, serviceSettingsFromEnv());
   const server = await startServer(env, { timeoutMs: 120_000 });
   let load: Load;
   let linkId: string;

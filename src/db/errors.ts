@@ -31,3 +31,9 @@ export function isUnstorableText(error: unknown): boolean {
 export function isDataRefused(error: unknown): boolean {
   return isStatementRefused(error) && /^2[23]/.test(errorCode(error)!);
 }
+
+/** The database handle was closed by its owner (a driver's pool ended, or PGlite closed): no retry on it can succeed. */
+export function isHandleClosed(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || (error as { message?: unknown } | null)?.message === 'PGlite is closed';
+}

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Db } from '../db/db';
+import { isHandleClosed } from '../db/errors';
 import { errorMessage } from '../shared/error-message';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
 import { openJournal, type Journal, type JournalOptions } from './journal';
@@ -230,7 +231,8 @@ export function createClickPipeline(
         if (running) await running;
         const before = journal.pending();
         await drain();
-        if (journal.pending() === 0 || isClosed(lastError)) break;
+        // A closed handle takes no retry: the journal keeps the records for the next start.
+        if (journal.pending() === 0 || isHandleClosed(lastError)) break;
         if (journal.pending() < before) {
           lastProgress = Date.now();
           delay = RETRY_MIN_MS;
@@ -246,11 +248,5 @@ export function createClickPipeline(
       await journal.close();
     },
   };
-}
-
-/** The database handle was closed by its owner: no retry can succeed, the journal keeps the records. */
-function isClosed(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || message === 'PGlite is closed';
 }
 
