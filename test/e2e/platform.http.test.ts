@@ -2,6 +2,7 @@ import '../support/slow-suite';
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
 import { expectSecurityHeaders } from '../support/http-harness';
+import { awayFromWindowEnd } from '../support/rate-window';
 import { startServer } from '../support/server';
 
 // Real server processes: each boot opens a store and a DuckDB mirror.
@@ -21,6 +22,7 @@ describe('HTTP rules on a real socket', async () => {
   });
 
   test('the socket address is the identity: a forged X-Forwarded-For changes nothing without TRUST_PROXY', async () => {
+    await awayFromWindowEnd();
     for (let i = 0; i < 20; i++) expect((await signUp(server.url, { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(400);
     const limited = await signUp(server.url, { 'x-forwarded-for': '198.51.100.200' });
     expect(limited.status).toBe(429);
@@ -33,6 +35,7 @@ describe('HTTP rules on a real socket', async () => {
   });
 
   test('with TRUST_PROXY the forwarded address is the identity', async () => {
+    await awayFromWindowEnd();
     for (let i = 0; i < 20; i++) expect((await signUp(proxied.url, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(400);
     expect((await signUp(proxied.url, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(429);
     expect((await signUp(proxied.url, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(400);

@@ -13,6 +13,7 @@ import { createServices } from '../../src/services';
 import { body, testApp, TEST_BASE_URL } from '../support/app';
 import { backends } from '../support/db';
 import { expectSecurityHeaders } from '../support/http-harness';
+import { awayFromWindowEnd } from '../support/rate-window';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).
@@ -111,7 +112,9 @@ describe('limits per path group (spec Limits table)', () => {
     const limiter = redisRateLimiter('redis://127.0.0.1:1', { namespace: `svc:test:${ulid()}`, log: (line) => logged.push(line) });
     try {
       const decisions = [];
-      for (let i = 0; i < 4; i++) decisions.push((await limiter.hit('k', 3)).allowed);
+      // One fixed instant: the four hits fall in one window whatever the clock says.
+      const now = Date.UTC(2026, 0, 1, 12, 0, 30);
+      for (let i = 0; i < 4; i++) decisions.push((await limiter.hit('k', 3, now)).allowed);
       expect(decisions).toEqual([true, true, true, false]);
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain('Redis unavailable');
@@ -130,6 +133,7 @@ describe('rate limits through the app', async () => {
   const db = await pglite!.create();
 
   test('behind a trusted proxy: 20 sign-in calls a minute per client, then 429 with Retry-After in the spec shape', async () => {
+    await awayFromWindowEnd();
     const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
     const client = { 'x-forwarded-for': '198.51.100.20' };
     for (let i = 0; i < 20; i++) expect((await login(t, client)).status).toBe(400);
@@ -151,6 +155,7 @@ describe('rate limits through the app', async () => {
   });
 
   test('IPv6 clients are counted per /64', async () => {
+    await awayFromWindowEnd();
     const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: 'on' });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `2001:db8:aa:1::${(i + 1).toString(16)}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '2001:db8:aa:1:ffff:ffff:ffff:ffff' })).status).toBe(429);
@@ -158,12 +163,14 @@ describe('rate limits through the app', async () => {
   });
 
   test('security: without TRUST_PROXY a forged X-Forwarded-For does not change the identity', async () => {
+    await awayFromWindowEnd();
     const t = await testApp(db, { RATE_LIMIT: 'on' });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.250' })).status).toBe(429);
   });
 
   test('security: behind one proxy, entries the client prepends are not trusted', async () => {
+    await awayFromWindowEnd();
     const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}, 192.0.2.44` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.99, 192.0.2.44' })).status).toBe(429);
@@ -201,6 +208,7 @@ describe('rate limits through the app', async () => {
         };
       };
       const [first, second, elsewhere] = [await instance(namespace), await instance(namespace), await instance(`${namespace}:other`)];
+      await awayFromWindowEnd();
       try {
         const client = { 'x-forwarded-for': '198.51.100.77' };
         for (let i = 0; i < 20; i++) expect((await login(i % 2 ? first : second, client)).status).toBe(400);
