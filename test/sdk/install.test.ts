@@ -3,8 +3,8 @@ import { sha256Hex } from '../../src/auth/secrets';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
-import { daysAgo, hashedDeviceId, hoursAgo, insertClick, sdkApp } from '../support/sdk-fixtures';
 import { awayFromWindowEnd } from '../support/rate-window';
+import { daysAgo, hashedDeviceId, hoursAgo, insertClick, sdkApp } from '../support/sdk-fixtures';
 import { sdkCall, tablesContaining } from './support';
 
 const INSTALL_SHAPE = {
