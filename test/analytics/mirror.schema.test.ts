@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { decimalCast, describeTable, mapColumn } from '../../src/analytics/mirror.schema';
 import { newId } from '../../src/shared/ids';
 import { backends } from '../support/db';
+import { planNodes } from '../support/plans';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
@@ -105,14 +106,9 @@ for (const backend of backends()) {
         [org],
       );
       const table = await describeTable(db, 'clicks');
-      const [explained] = await db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${table.selectBatch}`, ['0', '0', 500]);
-      const plan = explained!['QUERY PLAN'];
-      const rowsReadFromClicks: number[] = [];
-      const walk = (node: Record<string, any>) => {
-        if (node['Relation Name'] === 'clicks') rowsReadFromClicks.push(Number(node['Actual Rows']) * Number(node['Actual Loops']));
-        for (const child of node.Plans ?? []) walk(child);
-      };
-      walk((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
+      const rowsReadFromClicks = (await planNodes(db, table.selectBatch, ['0', '0', 500], { analyze: true }))
+        .filter((node) => node['Relation Name'] === 'clicks')
+        .map((node) => Number(node['Actual Rows']) * Number(node['Actual Loops']));
       expect(rowsReadFromClicks.length).toBeGreaterThan(0);
       expect(Math.max(...rowsReadFromClicks)).toBeLessThanOrEqual(500);
       expect(await db.query(table.selectBatch, ['0', '0', 500])).toHaveLength(500);

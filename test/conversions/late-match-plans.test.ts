@@ -3,12 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { LATE_MATCH_BY_CLICK_ID, LATE_MATCH_BY_GCLID } from '../../src/conversions/conversions.repo';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
-
-/** Every node of an EXPLAIN (FORMAT JSON) plan, depth first. */
-function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return [node, ...children.flatMap(planNodes)];
-}
+import { planNodes } from '../support/plans';
 
 /*
  * The late matcher runs every two seconds on every node. Whatever the planner believes about
@@ -35,10 +30,7 @@ for (const backend of backends()) {
       ['by gclid', LATE_MATCH_BY_GCLID],
     ] as const) {
       test(`${name}: no sequential scan of conversions, even on a table with no statistics`, async () => {
-        const [row] = await db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${statement}`, [new Date(Date.now() - 15 * 60_000)]);
-        const raw = row!['QUERY PLAN'];
-        const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[];
-        const nodes = planNodes(plan[0]!.Plan);
+        const nodes = await planNodes(db, statement, [new Date(Date.now() - 15 * 60_000)]);
         const onConversions = nodes.filter((node) => node['Relation Name'] === 'conversions');
         // The updated row and the candidate: both read, neither by a sequential scan.
         expect(onConversions.length).toBeGreaterThanOrEqual(2);
