@@ -7,6 +7,7 @@
  *
  *   npm run bench:redirect
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP=3 (defaults)
+ *   BENCH_TARGETS=postgres,embedded (default: both; the bare reference always runs)
  *   DATABASE_URL=postgres://...  (default: postgres://postgres@127.0.0.1:5432/test when reachable)
  *
  * wrk (Debian's package) is used when installed, autocannon otherwise.
@@ -27,6 +28,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,embedded').split(',').map((target) => target.trim());
 const WRK = '/usr/bin/wrk';
 const LANDING = encodeURIComponent('https://landing.example.com/p?a=1&b=two');
 const QUERY = `?url=${LANDING}&gclid=bench-gclid&matchtype=e&network=g`;
@@ -150,8 +152,9 @@ async function service(databaseUrl: string | undefined) {
 const reference = await bare();
 console.error(`bare: ${JSON.stringify(summary(reference))}`);
 const targets: Record<string, unknown> = {};
-const database = await throwawayDatabaseOrNull();
+const database = TARGETS.includes('postgres') ? await throwawayDatabaseOrNull() : null;
 for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
+  if (!TARGETS.includes(name)) continue;
   if (name === 'postgres' && !database) {
     targets.postgres = null;
     continue;

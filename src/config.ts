@@ -26,6 +26,7 @@ const Environment = T.Object({
   RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
 });
 type Environment = Static<typeof Environment>;
@@ -51,8 +52,26 @@ export interface Config {
   mirrorIntervalMs: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
   clickBacklog: number | undefined;
+  /**
+   * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
+   * port (src/tracking/listeners.ts). Postgres only; default: one per core beyond the first, at
+   * most DEFAULT_MAX_TRACKING_THREADS.
+   */
+  trackingThreads: number;
   /** The running build's version, reported by /api/health. */
   version: string;
+}
+
+/** The default TRACKING_THREADS stops here: each thread holds its own connections and click writer. */
+export const DEFAULT_MAX_TRACKING_THREADS = 3;
+
+function trackingThreads(value: string | undefined, databaseUrl: string | undefined): number {
+  if (value === undefined) return databaseUrl ? Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, navigator.hardwareConcurrency - 1)) : 0;
+  const threads = Number(value);
+  if (threads > 0 && !databaseUrl) {
+    throw new ConfigError('TRACKING_THREADS', `${threads} needs DATABASE_URL: the embedded store lives in the main thread, so only it can answer redirects`);
+  }
+  return threads;
 }
 
 export class ConfigError extends Error {
@@ -108,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
+    trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     version: VERSION,
   };
 }

@@ -4,8 +4,10 @@ import type { Db } from './db/db';
 import { EmbeddedStoreBusy } from './db/embedded-lock';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';
+import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
 import { SOCKET_BODY_BACKSTOP_BYTES } from './http/http.plugin';
 import { createServices } from './services';
+import { startTrackingListeners, type TrackingListeners } from './tracking/listeners';
 import { nativeTrackingRoutes } from './tracking/tracking.routes';
 import type { Server } from 'bun';
 
@@ -43,34 +45,45 @@ async function main() {
   }
   const services = await createServices(config, db);
   const app = createApp(services);
+  const sharesPort = config.trackingThreads > 0;
   let server: Server<undefined>;
+  let forwarding: ForwardReceiver | undefined;
   try {
+    // Tracking listener threads share the port (SO_REUSEPORT). A port someone else holds must
+    // still refuse to start, as it does without them, hence the plain bind first.
+    if (sharesPort) Bun.serve({ port: config.port, fetch: () => new Response() }).stop(true);
     server = Bun.serve({
       port: config.port,
+      reusePort: sharesPort,
       maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
       // The click redirect and the pixel go straight from Bun's router to their handlers.
       routes: nativeTrackingRoutes(services),
       fetch: (request) => app.fetch(request),
     });
-    // The app reads the socket (client IPs) through its server, as if it had listened itself.
-    app.server = server;
+    // The app reads the socket (client IPs) through its server, as if it had listened itself;
+    // for a request a listener thread forwarded, through the address that thread saw.
+    forwarding = sharesPort ? startForwardReceiver(app) : undefined;
+    app.server = forwarding ? forwarding.serverFor(server) : server;
   } catch (error) {
     await services.stop().catch(() => {});
     await db.close().catch(() => {});
     fail(1, `cannot listen on :${config.port}: ${(error as Error).message}`);
   }
-  console.log(`listening on :${config.port} (${db.kind}${config.databaseUrl ? '' : ` under ${config.dataDir}`})`);
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: finishing in-flight requests`);
     setTimeout(() => fail(1, `${signal}: in-flight work did not finish within ${STOP_DEADLINE_MS} ms; exiting`), STOP_DEADLINE_MS).unref();
-    // Order matters: no new requests, then the ones in flight finish, then pipelines flush
-    // into the stores, then the stores close (PGlite writes its files on close).
+    // Order matters: no new requests, then the ones in flight finish (those the listener
+    // threads forwarded too), then pipelines flush into the stores, then the stores close
+    // (PGlite writes its files on close).
     try {
-      await server.stop(false);
+      // Threads still starting are let start, then stopped like the others.
+      const listeners = await listenersStarting.catch(() => undefined);
+      if (listeners) services.adoptListeners(listeners);
+      await Promise.all([server.stop(false), listeners?.stopServing()]);
+      await forwarding?.stop();
       await services.stop();
       await db.close();
     } catch (error) {
@@ -81,6 +94,26 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  // The threads start once the main thread listens and forwards (they hand it what they do not
+  // answer themselves), after the signal handlers: a SIGTERM meanwhile still stops gracefully.
+  const listenersStarting: Promise<TrackingListeners | undefined> = forwarding
+    ? startTrackingListeners({ config, linkChanges: services.linkChanges, forward: forwarding.target })
+    : Promise.resolve(undefined);
+  let listeners: TrackingListeners | undefined;
+  try {
+    listeners = await listenersStarting;
+  } catch (error) {
+    if (stopping) return;
+    stopping = true;
+    server.stop(true);
+    await services.stop().catch(() => {});
+    await db.close().catch(() => {});
+    fail(1, `cannot start the tracking listener threads: ${(error as Error).message}`);
+  }
+  if (listeners) services.adoptListeners(listeners);
+  const threads = listeners ? `, ${listeners.count + 1} threads answering redirects` : '';
+  console.log(`listening on :${config.port} (${db.kind}${config.databaseUrl ? '' : ` under ${config.dataDir}`}${threads})`);
 }
 
 await main();

@@ -11,6 +11,7 @@ import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } fro
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
 import { createIpHasher, type IpHasher } from './shared/ip-hash';
+import type { TrackingListeners } from './tracking/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
 
 /**
@@ -40,6 +41,12 @@ export interface Services {
   lateMatcher: LateMatcher;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;
+  /**
+   * Takes the node's tracking listener threads (main.ts starts them once it listens): their
+   * backlog holds the mirror back like the main pipeline's, and stop() writes their journals out
+   * beside the main pipeline's.
+   */
+  adoptListeners(listeners: Pick<TrackingListeners, 'pending' | 'stop'>): void;
   stop(): Promise<void>;
 }
 
@@ -49,8 +56,9 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
   await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const tracking = await startTracking({ config, db, linkChanges, ipHasher });
+  let listeners: Pick<TrackingListeners, 'pending' | 'stop'> | undefined;
   // The mirror waits while redirects have a backlog: answering clicks comes first.
-  const mirror = await startMirror(config, db, options.mirrorPath, () => tracking.clickPipeline.pending() > 0);
+  const mirror = await startMirror(config, db, options.mirrorPath, () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0);
   const postbackWorker = createPostbackWorker(db, { ...DEFAULT_WORKER_OPTIONS, allowPrivate: config.postbackAllowPrivate, userAgent: `svc-postback/${config.version}` });
   postbackWorker.start();
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
@@ -70,6 +78,9 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     postbackWorker,
     lateMatcher,
     installForwarder,
+    adoptListeners(adopted) {
+      listeners = adopted;
+    },
     async stop() {
       // Every part is stopped even when one fails (a flush refused by an unreachable database,
       // say): a part left running would poll a closed database for as long as the process lives.
@@ -77,7 +88,8 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
       const failures: unknown[] = [];
       const parts = [
         () => installForwarder.stop(),
-        () => stopTracking(tracking),
+        // The listeners' journals and this thread's are written side by side.
+        () => settleAll([stopTracking(tracking), listeners?.stop()]),
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
         () => linkChanges.stop(),
@@ -85,8 +97,18 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
         () => mirror.stop(),
       ];
       for (const stopPart of parts) await stopPart().catch((error: unknown) => failures.push(error));
-      if (failures.length === 1) throw failures[0];
-      if (failures.length > 1) throw new AggregateError(failures, `${failures.length} services failed to stop`);
+      throwFailures(failures);
     },
   };
+}
+
+/** Waits for every promise; then fails with the first failure, or all of them. */
+async function settleAll(running: (Promise<void> | undefined)[]): Promise<void> {
+  const outcomes = await Promise.allSettled(running);
+  throwFailures(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : [])));
+}
+
+function throwFailures(failures: unknown[]): void {
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} services failed to stop`);
 }

@@ -3,26 +3,41 @@ import type { Db } from '../db/db';
 const CHANNEL = 'svc_link_changed';
 
 /**
+ * A subscriber to link changes. One that returns a promise (the relay to this node's tracking
+ * listener threads, src/tracking/listeners.ts) holds publish() until it settles.
+ */
+export type LinkChangeSubscriber = (linkId: string) => void | Promise<void>;
+
+/**
  * Tells every node that a link changed (pause, destination, domain ...). Local subscribers run
- * before publish() resolves, so the change takes effect at once on this node; other nodes hear
- * it through Postgres NOTIFY within milliseconds. The payload is the link id.
+ * (and finish) before publish() resolves, so the change takes effect at once on this node,
+ * every thread of it; other nodes hear it through Postgres NOTIFY within milliseconds. The
+ * payload is the link id.
  */
 export interface LinkChanges {
   publish(linkId: string): Promise<void>;
-  subscribe(onChange: (linkId: string) => void): () => void;
+  subscribe(onChange: LinkChangeSubscriber): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function createLinkChanges(db: Db): LinkChanges {
-  const subscribers = new Set<(linkId: string) => void>();
-  const deliver = (linkId: string) => {
-    for (const subscriber of subscribers) subscriber(linkId);
+  const subscribers = new Set<LinkChangeSubscriber>();
+  const deliver = async (linkId: string): Promise<void> => {
+    const waits: Promise<void>[] = [];
+    for (const subscriber of subscribers) {
+      const done = subscriber(linkId);
+      if (done) waits.push(done);
+    }
+    if (waits.length > 0) await Promise.all(waits);
+  };
+  const deliverHeard = (linkId: string) => {
+    deliver(linkId).catch((error) => console.error('link changes: a subscriber failed', error));
   };
   let unlisten: (() => Promise<void>) | undefined;
   return {
     async publish(linkId) {
-      deliver(linkId);
+      await deliver(linkId);
       await db.notify(CHANNEL, linkId);
     },
     subscribe(onChange) {
@@ -30,7 +45,7 @@ export function createLinkChanges(db: Db): LinkChanges {
       return () => subscribers.delete(onChange);
     },
     async start() {
-      unlisten ??= await db.listen(CHANNEL, deliver);
+      unlisten ??= await db.listen(CHANNEL, deliverHeard);
     },
     async stop() {
       await unlisten?.();

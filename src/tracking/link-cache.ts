@@ -46,7 +46,7 @@ export interface LinkCache {
  * (its false positives, or links written behind the service's back) are rate limited.
  */
 export function createLinkCache(
-  deps: { db: Db; trackingHost: string; linkChanges: LinkChanges },
+  deps: { db: Db; trackingHost: string; linkChanges: Pick<LinkChanges, 'subscribe'> },
   options: LinkCacheOptions = {},
 ): LinkCache {
   const now = options.now ?? (() => performance.now());

@@ -7,6 +7,7 @@ import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type C
 import { createClickWriterThread } from './click-writer.thread';
 import { createIngestion } from './enrich/ingest';
 import { createLinkCache, type LinkCache, type LinkCacheOptions } from './link-cache';
+import { replayListenerJournals } from './listener-journals';
 
 export interface Tracking {
   linkCache: LinkCache;
@@ -23,16 +24,19 @@ export async function startTracking(
   options: { pipeline?: ClickPipelineOptions; linkCache?: LinkCacheOptions } = {},
 ): Promise<Tracking> {
   const { db, config } = deps;
-  const { databaseUrl, sessionSecret, dataDir } = config;
-  // On Postgres, enrichment and inserts run on a thread with its own connections (which loads
-  // the enrichment data itself): the main thread's event loop then answers redirects only.
-  // PGlite lives in this thread's memory, so there the writer runs here.
-  const pipelineDeps: ClickPipelineDeps =
-    db.kind === 'postgres' && databaseUrl
-      ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath }) }
-      : { db, dataDir, enrich: createIngestion({ ipHasher: deps.ipHasher }).enrich };
-  const clickPipeline = createClickPipeline(pipelineDeps, { backlogLimit: config.clickBacklog, ...options.pipeline });
+  const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, deps.ipHasher, config.dataDir), {
+    backlogLimit: config.clickBacklog,
+    ...options.pipeline,
+  });
   await clickPipeline.start();
+  if (db.kind === 'postgres') {
+    try {
+      await replayListenerJournals(config.dataDir, (dir) => createClickPipeline(clickPipelineDeps(config, db, deps.ipHasher, dir)));
+    } catch (error) {
+      await clickPipeline.stop();
+      throw error;
+    }
+  }
   const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges: deps.linkChanges }, options.linkCache);
   try {
     await linkCache.start();
@@ -41,6 +45,19 @@ export async function startTracking(
     throw error;
   }
   return { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline };
+}
+
+/**
+ * Where a click pipeline journaling under `dataDir` writes. On Postgres, enrichment and inserts
+ * run on a thread with its own connections (which loads the enrichment data itself): the thread
+ * that journals then answers redirects only. PGlite lives in the main thread's memory, so there
+ * the writer runs on the main thread's event loop.
+ */
+export function clickPipelineDeps(config: Pick<Config, 'databaseUrl' | 'sessionSecret'>, db: Db, ipHasher: IpHasher, dataDir: string): ClickPipelineDeps {
+  const { databaseUrl, sessionSecret } = config;
+  return db.kind === 'postgres' && databaseUrl
+    ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath }) }
+    : { db, dataDir, enrich: createIngestion({ ipHasher }).enrich };
 }
 
 /** Stops taking changes and writes every journaled record to Postgres. */

@@ -3,6 +3,7 @@ import type { Server } from 'bun';
 import { clientIp } from '../http/client-ip';
 import { HttpError } from '../http/errors';
 import { jsonResponse } from '../http/http.plugin';
+import type { Config } from '../config';
 import type { Services } from '../services';
 import { openGeoDatabase } from './enrich/geo';
 import { ClickParams, ImpressionParams } from './tracking.model';
@@ -22,9 +23,17 @@ function requestIp(request: Request, socketIp: string | undefined, trustProxy: n
 
 type Answer = Response | Promise<Response>;
 
+/**
+ * What the tracking handlers use of a node: its caches, its click pipeline, its clock and IP
+ * hasher. The main thread passes its Services; a tracking listener thread (listener.worker.ts)
+ * builds its own.
+ */
+export type TrackingDeps = Pick<Services, 'linkCache' | 'campaignCache' | 'clickPipeline' | 'clock' | 'ipHasher'> & {
+  config: Pick<Config, 'trustProxy'>;
+};
+
 /** The two tracking handlers, bound to this node's caches and pipeline; shared by both ways in. */
-function trackingHandlers(services: Services) {
-  const { linkCache, campaignCache, clickPipeline, clock, ipHasher, config } = services;
+function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config }: TrackingDeps) {
   const clickDeps = { linkCache, clickPipeline, clock };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
   const requestOf = (request: Request, socketIp: string | undefined, arrival: number) => ({
@@ -47,8 +56,8 @@ function trackingHandlers(services: Services) {
  * GET, which the app answers with 405). They answer on any host: the link's domain binding decides.
  * No query model on purpose (see tracking.model.ts): the handlers read request.url themselves.
  */
-export function trackingRoutes(services: Services) {
-  const handlers = trackingHandlers(services);
+export function trackingRoutes(deps: TrackingDeps) {
+  const handlers = trackingHandlers(deps);
   return new Elysia({ name: 'tracking' })
     .get('/c/:slug', ({ params, request, server }) => handlers.click(params.slug, request, server?.requestIP(request)?.address), {
       params: ClickParams,
@@ -80,8 +89,8 @@ function settle(answer: () => Answer): Response | Promise<Response> {
  * hooks of the app (rate limits and body limits do not apply to these GETs: spec, Limits).
  * Same handlers, same headers and error bodies as the in-app routes; tests cover both.
  */
-export function nativeTrackingRoutes(services: Services) {
-  const handlers = trackingHandlers(services);
+export function nativeTrackingRoutes(deps: TrackingDeps) {
+  const handlers = trackingHandlers(deps);
   return {
     '/c/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: Server<undefined>) =>

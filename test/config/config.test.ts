@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, loadConfig } from '../../src/config';
 import { runBun } from '../support/process';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
@@ -24,7 +24,21 @@ describe('loadConfig: happy', () => {
     expect(config.rateLimit).toBe(true);
     expect(config.ingestSecret).toBeUndefined();
     expect(config.clickBacklog).toBeUndefined();
+    // The embedded store lives in the main thread: no tracking listener threads.
+    expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
+  });
+
+  test('TRACKING_THREADS: on Postgres one per core beyond the first, at most 3; 0 turns them off; the embedded store refuses them', () => {
+    const postgresUrl = 'postgres://u@db.internal:5432/svc';
+    const expected = Math.min(DEFAULT_MAX_TRACKING_THREADS, navigator.hardwareConcurrency - 1);
+    expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl }).trackingThreads).toBe(expected);
+    expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl, TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
+    expect(loadConfig({ DATA_DIR: freshDir(), TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
+    expect(() => loadConfig({ DATA_DIR: freshDir(), TRACKING_THREADS: '1' })).toThrow(/invalid TRACKING_THREADS: 1 needs DATABASE_URL/);
+    for (const bad of ['-1', 'two', '1.5', '100']) {
+      expect(() => loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl, TRACKING_THREADS: bad })).toThrow(/invalid TRACKING_THREADS/);
+    }
   });
 
   test('BASE_URL and TRACKING_URL default to the chosen PORT; explicit values lose a trailing slash', () => {
@@ -48,8 +62,10 @@ describe('loadConfig: happy', () => {
       TRUST_PROXY: '1',
       RATE_LIMIT: 'off',
       CLICK_BACKLOG: '500000',
+      TRACKING_THREADS: '2',
     });
     expect(config.port).toBe(4000);
+    expect(config.trackingThreads).toBe(2);
     expect(config.clickBacklog).toBe(500_000);
     expect(config.databaseUrl).toBe('postgres://u:p@db.internal:5432/svc');
     expect(config.redisUrl).toBe('rediss://cache.internal:6380');

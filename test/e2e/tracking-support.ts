@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
 import { openPglite } from '../../src/db/pglite';
@@ -79,12 +79,21 @@ export async function clickMany(server: RunningServer, slug: string, total: numb
   return ids;
 }
 
-/** Click ids sitting in the server's journal files (written, maybe not yet in the database). */
-export function journaledClickIds(dataDir: string): Set<string> {
-  const dir = join(dataDir, 'journal');
+/**
+ * The server's click journals: the main thread's, and on Postgres one per tracking listener
+ * thread (src/tracking/listener-journals.ts), each answering a share of the connections.
+ */
+export function journalDirs(dataDir: string): string[] {
+  const listeners = join(dataDir, 'listeners');
+  const own = existsSync(listeners) ? readdirSync(listeners).map((name) => join(listeners, name, 'journal')) : [];
+  return [join(dataDir, 'journal'), ...own.filter((dir) => existsSync(dir))];
+}
+
+/** Click ids sitting in the server's journal files (written, maybe not yet in the database); `dirs` picks journals. */
+export function journaledClickIds(dataDir: string, dirs = journalDirs(dataDir)): Set<string> {
   const ids = new Set<string>();
-  for (const name of readdirSync(dir).filter((file) => file.endsWith('.jsonl'))) {
-    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+  for (const path of segmentFiles(dataDir).filter((file) => dirs.some((dir) => file.startsWith(`${dir}/`)))) {
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line) continue;
       try {
         const entry = JSON.parse(line) as { k: string; r: { id: string } };
@@ -95,8 +104,9 @@ export function journaledClickIds(dataDir: string): Set<string> {
   return ids;
 }
 
+/** The journal segment files of every journal of the server, as paths. */
 export function segmentFiles(dataDir: string): string[] {
-  return readdirSync(join(dataDir, 'journal')).filter((file) => file.endsWith('.jsonl'));
+  return journalDirs(dataDir).flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.jsonl')).map((file) => join(dir, file)));
 }
 
 export async function storedClickIds(backend: E2eBackend, dataDir: string, linkId: string): Promise<Set<string>> {

@@ -1,0 +1,100 @@
+import type { Server } from 'bun';
+import { constantTimeEqual, randomToken } from '../auth/secrets';
+import { jsonResponse, SOCKET_BODY_BACKSTOP_BYTES } from './http.plugin';
+
+/**
+ * How a tracking listener thread (src/tracking/listeners.ts) hands the requests it does not
+ * answer itself, everything but GET /c and GET /i, to the main thread's app. The kernel spreads
+ * a port's connections over every thread listening on it, so any request may reach a listener;
+ * the listener forwards it over a loopback connection to a receiver the main thread runs for it.
+ *
+ * The receiver listens on 127.0.0.1 on a port of the system's choosing and takes only requests
+ * that carry this boot's token (32 random characters, compared in constant time). The listener
+ * also sends the peer address it saw, which the app then reads through `server.requestIP()` as
+ * it would on its own socket, so client IPs, rate limits and TRUST_PROXY work as before. A client
+ * cannot set either header: the listener overwrites both, and the public socket never reads them.
+ */
+export const FORWARD_TOKEN_HEADER = 'x-svc-forward-token';
+export const FORWARD_PEER_HEADER = 'x-svc-forward-peer';
+
+/** Where and how a listener forwards: the receiver's URL and this boot's token. */
+export interface ForwardTarget {
+  url: string;
+  token: string;
+}
+
+export interface ForwardReceiver {
+  target: ForwardTarget;
+  /**
+   * The public server as the app's handlers should see it: `requestIP()` answers the listener's
+   * peer for a forwarded request and the socket's peer for every other.
+   */
+  serverFor(server: Server<undefined>): Server<undefined>;
+  /** Finishes the forwarded requests in flight and closes the receiver. */
+  stop(): Promise<void>;
+}
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+export function startForwardReceiver(app: { fetch: Fetch }): ForwardReceiver {
+  const token = randomToken(32);
+  const peers = new WeakMap<Request, string>();
+  const receiver = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
+    fetch(request) {
+      const given = request.headers.get(FORWARD_TOKEN_HEADER);
+      if (given === null || !constantTimeEqual(given, token)) return jsonResponse(403, { error: 'forbidden' });
+      const headers = new Headers(request.headers);
+      const peer = headers.get(FORWARD_PEER_HEADER) ?? '';
+      headers.delete(FORWARD_TOKEN_HEADER);
+      headers.delete(FORWARD_PEER_HEADER);
+      const forwarded = new Request(request.url, { method: request.method, headers, body: request.body, signal: request.signal });
+      peers.set(forwarded, peer);
+      return app.fetch(forwarded);
+    },
+  });
+  return {
+    target: { url: `http://127.0.0.1:${receiver.port}`, token },
+    serverFor(server) {
+      const requestIP = (request: Request) => {
+        const peer = peers.get(request);
+        if (peer === undefined) return server.requestIP(request);
+        return peer === '' ? null : { address: peer, family: peer.includes(':') ? ('IPv6' as const) : ('IPv4' as const), port: 0 };
+      };
+      return new Proxy(server, {
+        get(target, property) {
+          if (property === 'requestIP') return requestIP;
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+    stop: () => receiver.stop(false),
+  };
+}
+
+/**
+ * The listener's side: its server's `fetch` for every request its own routes do not take. The
+ * request goes on unchanged (method, Host and other headers, body, query) and its answer comes
+ * back unchanged (status, headers, streamed body, redirects not followed, no decompression).
+ */
+export function forwardTo(target: ForwardTarget) {
+  return async (request: Request, server: Server<undefined>): Promise<Response> => {
+    const url = request.url;
+    const path = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+    const headers = new Headers(request.headers);
+    headers.set(FORWARD_TOKEN_HEADER, target.token);
+    headers.set(FORWARD_PEER_HEADER, server.requestIP(request)?.address ?? '');
+    // A body of declared length is sent as bytes, so the app sees the same Content-Length; a
+    // chunked one is streamed through and counted by the app as it reads it.
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.headers.has('content-length') ? await request.arrayBuffer() : request.body;
+    try {
+      return await fetch(target.url + path, { method: request.method, headers, body, redirect: 'manual', decompress: false });
+    } catch (error) {
+      console.error('tracking listener: forwarding to the main thread failed', error);
+      return jsonResponse(503, { error: 'service unavailable' });
+    }
+  };
+}

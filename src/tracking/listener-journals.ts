@@ -1,0 +1,28 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClickPipeline } from './click-pipeline';
+
+/** Tracking listener threads journal under `<DATA_DIR>/listeners/<index>/journal`, one directory each. */
+const LISTENERS_DIR = 'listeners';
+
+/** The data directory of tracking listener `index`: its click journal and set-aside file live there. */
+export function listenerDataDir(dataDir: string, index: number): string {
+  return join(dataDir, LISTENERS_DIR, String(index));
+}
+
+/**
+ * Writes what the listener threads of an earlier run left in their journals (a crash, or a stop
+ * whose deadline passed), at boot, before the node serves: as the main thread's own journal is.
+ * A node restarted with fewer TRACKING_THREADS, or none, still owes Postgres every click those
+ * threads answered, and every click stored before the first request is the promise either way.
+ */
+export async function replayListenerJournals(dataDir: string, open: (dataDir: string) => ClickPipeline): Promise<void> {
+  const root = join(dataDir, LISTENERS_DIR);
+  if (!existsSync(root)) return;
+  for (const name of readdirSync(root).sort()) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const pipeline = open(join(root, name));
+    await pipeline.start();
+    await pipeline.stop();
+  }
+}
