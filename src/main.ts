@@ -44,6 +44,12 @@ async function main() {
     fail(1, `migrations failed: ${(error as Error).message}`);
   }
   const services = await createServices(config, db);
+  /** A start that fails after the services started: they stop, the store closes, the process exits 1. */
+  const abandon = async (message: string): Promise<never> => {
+    await services.stop().catch(() => {});
+    await db.close().catch(() => {});
+    fail(1, message);
+  };
   const app = createApp(services);
   const sharesPort = config.trackingThreads > 0;
   let server: Server<undefined>;
@@ -65,9 +71,7 @@ async function main() {
     forwarding = sharesPort ? startForwardReceiver(app) : undefined;
     app.server = forwarding ? forwarding.serverFor(server) : server;
   } catch (error) {
-    await services.stop().catch(() => {});
-    await db.close().catch(() => {});
-    fail(1, `cannot listen on :${config.port}: ${(error as Error).message}`);
+    return abandon(`cannot listen on :${config.port}: ${(error as Error).message}`);
   }
   let stopping = false;
   const stop = async (signal: string) => {
@@ -81,7 +85,6 @@ async function main() {
     try {
       // Threads still starting are let start, then stopped like the others.
       const listeners = await listenersStarting.catch(() => undefined);
-      if (listeners) services.adoptListeners(listeners);
       await Promise.all([server.stop(false), listeners?.stopServing()]);
       await forwarding?.stop();
       await services.stop();
@@ -97,8 +100,12 @@ async function main() {
 
   // The threads start once the main thread listens and forwards (they hand it what they do not
   // answer themselves), after the signal handlers: a SIGTERM meanwhile still stops gracefully.
+  // The services take them as soon as they run, so any stop writes their journals too.
   const listenersStarting: Promise<TrackingListeners | undefined> = forwarding
-    ? startTrackingListeners({ config, linkChanges: services.linkChanges, forward: forwarding.target })
+    ? startTrackingListeners({ config, linkChanges: services.linkChanges, forward: forwarding.target }).then((started) => {
+        services.adoptListeners(started);
+        return started;
+      })
     : Promise.resolve(undefined);
   let listeners: TrackingListeners | undefined;
   try {
@@ -107,11 +114,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     server.stop(true);
-    await services.stop().catch(() => {});
-    await db.close().catch(() => {});
-    fail(1, `cannot start the tracking listener threads: ${(error as Error).message}`);
+    return abandon(`cannot start the tracking listener threads: ${(error as Error).message}`);
   }
-  if (listeners) services.adoptListeners(listeners);
   const threads = listeners ? `, ${listeners.count + 1} threads answering redirects` : '';
   console.log(`listening on :${config.port} (${db.kind}${config.databaseUrl ? '' : ` under ${config.dataDir}`}${threads})`);
 }
