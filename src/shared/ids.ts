@@ -30,7 +30,18 @@ export function newId(): string {
     high = (high + 1) % LOW_SPAN;
     head = base32(lastMs, 10) + base32(high, 8);
   }
-  return head + base32(low, 8);
+  return head + base32Of40Bits(low);
+}
+
+/** Every pair of Crockford digits (32 * 32 = 2^10 values), so a 40-bit value is four lookups. */
+const PAIRS = Array.from({ length: 1024 }, (_, n) => CROCKFORD[n >> 5]! + CROCKFORD[n & 31]!);
+const TWO_20 = 2 ** 20;
+
+/** `value` (below 2^40) as 8 Crockford base32 characters: the part of an id that changes with every id. */
+function base32Of40Bits(value: number): string {
+  const upper = Math.floor(value / TWO_20);
+  const lower = value % TWO_20;
+  return PAIRS[upper >> 10]! + PAIRS[upper & 1023]! + PAIRS[lower >> 10]! + PAIRS[lower & 1023]!;
 }
 
 /** `value` (below 32^digits, at most 2^53) as `digits` Crockford base32 characters. */

@@ -47,6 +47,8 @@ interface Segment {
   path: string;
   /** The live mapping while this is the active segment. */
   map: Uint8Array | null;
+  /** A Buffer over the same mapping: Buffer.write encodes straight into it at an offset, with no view made per line. */
+  mapWriter: Buffer | null;
   /** File contents, read once a closed segment's turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
@@ -61,7 +63,6 @@ const LOCK_FILE = 'journal.pid';
 const SPARE_FILE = 'next-segment.tmp';
 const ZEROS = new Uint8Array(1024 * 1024);
 const NEWLINE = 0x0a;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function openJournal<T>(dir: string, options: JournalOptions = {}): Journal<T> {
@@ -86,7 +87,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, closed: true });
+    segments.push({ seq, path, map: null, mapWriter: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
@@ -130,7 +131,9 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       }
       closeSync(fd);
     }
-    const segment: Segment = { seq, path, map: Bun.mmap(path), bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
+    const map = Bun.mmap(path);
+    const mapWriter = Buffer.from(map.buffer, map.byteOffset, map.byteLength);
+    const segment: Segment = { seq, path, map, mapWriter, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -140,6 +143,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const retire = (segment: Segment) => {
     segment.closed = true;
     segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
+    segment.mapWriter = null;
     if (segment.done === segment.count) remove(segment);
   };
 
@@ -176,18 +180,21 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
 
   return {
     append(record) {
-      const line = `${JSON.stringify(record)}\n`;
-      // UTF-8 takes at most 3 bytes per UTF-16 unit; checking that bound first means a line is never split.
-      if (!active || active.size + line.length * 3 > segmentBytes) {
-        if (line.length * 3 > segmentBytes) throw new Error(`journal: a record of ${line.length} characters exceeds the segment size`);
+      const json = JSON.stringify(record);
+      // The line is the JSON and '\n'. UTF-8 takes at most 3 bytes per UTF-16 unit; checking
+      // that bound first means a line is never split.
+      const bound = (json.length + 1) * 3;
+      if (!active || active.size + bound > segmentBytes) {
+        if (bound > segmentBytes) throw new Error(`journal: a record of ${json.length + 1} characters exceeds the segment size`);
         if (active) {
           retire(active);
           active = null; // if the next segment cannot be made, the append fails and the next one retries
         }
         active = openSegment();
       }
-      const { written: bytes } = encoder.encodeInto(line, active.map!.subarray(active.size));
-      active.size += bytes;
+      const end = active.size + active.mapWriter!.write(json, active.size);
+      active.map![end] = NEWLINE;
+      active.size = end + 1;
       active.count++;
       appendedTotal++;
       pendingTotal++;

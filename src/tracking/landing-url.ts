@@ -163,12 +163,18 @@ export function rawQuery(requestUrl: string): Map<string, string> {
   const start = requestUrl.indexOf('?');
   if (start < 0) return params;
   const hashAt = requestUrl.indexOf('#', start);
-  const query = requestUrl.slice(start + 1, hashAt < 0 ? undefined : hashAt);
-  for (const piece of query.split('&')) {
-    if (piece === '') continue;
-    const eq = piece.indexOf('=');
-    const name = formDecode(eq < 0 ? piece : piece.slice(0, eq));
-    if (!params.has(name)) params.set(name, eq < 0 ? '' : piece.slice(eq + 1));
+  const end = hashAt < 0 ? requestUrl.length : hashAt;
+  // Walked in place rather than split('&'): this runs on every click redirect.
+  for (let at = start + 1; at <= end; ) {
+    let next = requestUrl.indexOf('&', at);
+    if (next < 0 || next > end) next = end;
+    if (next > at) {
+      const eq = requestUrl.indexOf('=', at);
+      const hasValue = eq >= 0 && eq < next;
+      const name = formDecode(requestUrl.slice(at, hasValue ? eq : next));
+      if (!params.has(name)) params.set(name, hasValue ? requestUrl.slice(eq + 1, next) : '');
+    }
+    at = next + 1;
   }
   return params;
 }

@@ -3,6 +3,7 @@ import { decodeTime } from 'ulid';
 import { newId } from '../../src/shared/ids';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 describe('newId', () => {
   test('ULIDs of the current time, strictly increasing and unique, also many per millisecond', () => {
@@ -18,6 +19,18 @@ describe('newId', () => {
     const last = decodeTime(ids[ids.length - 1]!);
     expect(first).toBeGreaterThanOrEqual(before);
     expect(last).toBeLessThanOrEqual(after);
+  });
+
+  test('ids of one millisecond count up by one in their last 8 characters (Crockford base32)', () => {
+    const value = (text: string) => [...text].reduce((n, c) => n * 32 + CROCKFORD.indexOf(c), 0);
+    for (let tries = 0; tries < 100; tries++) {
+      const a = newId();
+      const b = newId();
+      if (a.slice(0, 18) !== b.slice(0, 18)) continue; // a millisecond (or an upper half) changed in between
+      expect(value(b.slice(18))).toBe(value(a.slice(18)) + 1);
+      return;
+    }
+    throw new Error('never minted two ids in one millisecond');
   });
 
   test('the random part differs between milliseconds (ids are not guessable from the time)', async () => {

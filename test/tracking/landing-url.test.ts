@@ -186,4 +186,44 @@ describe('rawQuery', () => {
     expect(query.get('flag')).toBe('');
     expect(rawQuery('http://t.example.com/c/s').size).toBe(0);
   });
+
+  test('the query ends at a fragment; empty pieces are skipped', () => {
+    const query = rawQuery('http://t.example.com/c/s?&a=1&&b=&c#frag&d=4');
+    expect([...query]).toEqual([
+      ['a', '1'],
+      ['b', ''],
+      ['c', ''],
+    ]);
+    expect(rawQuery('http://t.example.com/c/s?#x=1').size).toBe(0);
+  });
+
+  test('property: the same pairs as splitting the query on & and each piece at its first =', () => {
+    // The reference model: the obvious reading of a query string, written for clarity, not speed.
+    const model = (url: string) => {
+      const pairs = new Map<string, string>();
+      const start = url.indexOf('?');
+      if (start < 0) return pairs;
+      const hashAt = url.indexOf('#', start);
+      for (const piece of url.slice(start + 1, hashAt < 0 ? undefined : hashAt).split('&')) {
+        if (piece === '') continue;
+        const eq = piece.indexOf('=');
+        let name = eq < 0 ? piece : piece.slice(0, eq);
+        try {
+          name = decodeURIComponent(name.replaceAll('+', ' '));
+        } catch {
+          name = name.replaceAll('+', ' ');
+        }
+        if (!pairs.has(name)) pairs.set(name, eq < 0 ? '' : piece.slice(eq + 1));
+      }
+      return pairs;
+    };
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '=', '&', '#', '?', '%', '2', '0', '+', 'x'), maxLength: 40 });
+    fc.assert(
+      fc.property(text, text, (path, query) => {
+        const url = `http://t.example.com/${path}?${query}`;
+        expect([...rawQuery(url)]).toEqual([...model(url)]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
