@@ -1,5 +1,6 @@
 import { startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
+import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
 import type { Config } from './config';
@@ -37,6 +38,8 @@ export interface Services {
   mirror: Mirror;
   /** Sends queued outbound postbacks (src/postbacks/postbacks.worker.ts). */
   postbackWorker: PostbackWorker;
+  /** Rows the hot write paths commit; while they pour in, the mirror waits (src/shared/write-burst.ts). */
+  writeBurst: WriteBurst;
   /** Matches conversions whose click landed after them (src/conversions/conversions.matcher.ts). */
   lateMatcher: LateMatcher;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
@@ -57,8 +60,15 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
   const ipHasher = createIpHasher(config.sessionSecret);
   const tracking = await startTracking({ config, db, linkChanges, ipHasher });
   let listeners: Pick<TrackingListeners, 'pending' | 'stop'> | undefined;
-  // The mirror waits while redirects have a backlog: answering clicks comes first.
-  const mirror = await startMirror(config, db, options.mirrorPath, () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0);
+  const writeBurst = createWriteBurst();
+  // The mirror waits while redirects have a backlog or conversions and installs pour in:
+  // answering comes first (docs/analytics-mirror.md).
+  const mirror = await startMirror(
+    config,
+    db,
+    options.mirrorPath,
+    () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0 || writeBurst.busy(),
+  );
   const postbackWorker = createPostbackWorker(db, { ...DEFAULT_WORKER_OPTIONS, allowPrivate: config.postbackAllowPrivate, userAgent: `svc-postback/${config.version}` });
   postbackWorker.start();
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
@@ -75,6 +85,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     linkChanges,
     ...tracking,
     mirror,
+    writeBurst,
     postbackWorker,
     lateMatcher,
     installForwarder,

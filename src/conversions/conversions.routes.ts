@@ -6,11 +6,11 @@ import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
-export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache' | 'sdkKeyCache'>) {
+export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache' | 'sdkKeyCache' | 'writeBurst'>) {
   const deps: ConversionsDeps = {
     db: services.db,
     clock: services.clock,
-    writer: createClickConversionWriter(services.db),
+    writer: createClickConversionWriter(services.db, { writeBurst: services.writeBurst }),
     onDeliveriesQueued: () => services.postbackWorker.wake(),
   };
   const postback = async ({ query, principal }: { query: PostbackQuery; principal: { keyId: string; orgId: string } }) =>

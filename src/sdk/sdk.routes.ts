@@ -9,7 +9,7 @@ import { createInstallWriter } from './installs.writer';
 import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
-type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder' | 'apiKeyCache' | 'sdkKeyCache'>;
+type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder' | 'apiKeyCache' | 'sdkKeyCache' | 'writeBurst'>;
 
 /**
  * The SDK endpoints (SDK key in X-SDK-Key or ?sdk_key=) and the forwarder setting (API key).
@@ -18,7 +18,7 @@ type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'inst
 export function sdkRoutes(services: SdkServices) {
   const { db, config, clock, ipHasher } = services;
   const deps = { db, clock };
-  const installDeps = { db, clock, ipHasher, forwarder: services.installForwarder, installWriter: createInstallWriter(db) };
+  const installDeps = { db, clock, ipHasher, forwarder: services.installForwarder, installWriter: createInstallWriter(db, { writeBurst: services.writeBurst }) };
   return new Elysia({ name: 'sdk' })
     .use(authPlugin(services))
     .use(forwarderRoutes(services))

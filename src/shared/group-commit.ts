@@ -22,6 +22,8 @@ export interface GroupCommitOptions<I, O> {
    * statement (nothing was committed); a lost connection may have committed it, so it is not.
    */
   retryAlone?(error: unknown): boolean;
+  /** Told how many items each committed statement held (the node's write-burst meter counts them). */
+  onCommitted?(items: number): void;
 }
 
 export interface GroupCommit<I, O> {
@@ -37,7 +39,14 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
-export function createGroupCommit<I, O>({ write, maxBatch = 256, maxInFlight = 2, keyOf = () => null, retryAlone = () => false }: GroupCommitOptions<I, O>): GroupCommit<I, O> {
+export function createGroupCommit<I, O>({
+  write,
+  maxBatch = 256,
+  maxInFlight = 2,
+  keyOf = () => null,
+  retryAlone = () => false,
+  onCommitted,
+}: GroupCommitOptions<I, O>): GroupCommit<I, O> {
   let queue: Waiting<I, O>[] = [];
   let inFlight = 0;
   let inFlightItems = 0;
@@ -76,6 +85,7 @@ export function createGroupCommit<I, O>({ write, maxBatch = 256, maxInFlight = 2
     try {
       const results = await write(batch.map((waiting) => waiting.item));
       if (results.length !== batch.length) throw new Error(`group commit: ${results.length} results for ${batch.length} items`);
+      onCommitted?.(batch.length);
       return batch.map((waiting, i) => () => waiting.resolve(results[i]!));
     } catch (error) {
       if (batch.length === 1 || !retryAlone(error)) return batch.map((waiting) => () => waiting.reject(error));

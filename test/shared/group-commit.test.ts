@@ -96,6 +96,24 @@ describe('group commit', () => {
     expect(statements).toEqual([[1], [12, 13, 14], [12], [13], [14]]);
   });
 
+  test('onCommitted is told the items of every committed statement, and nothing of a failed one', async () => {
+    const committed: number[] = [];
+    const group = createGroupCommit<number, number>({
+      write: async (items) => {
+        if (items.includes(13)) throw Object.assign(new Error('bad row'), { code: '22P02' });
+        return items;
+      },
+      retryAlone: () => true,
+      maxInFlight: 1,
+      onCommitted: (items) => committed.push(items),
+    });
+    await group.submit(1);
+    await Promise.allSettled([2, 3, 4].map((n) => group.submit(n)));
+    await Promise.allSettled([12, 13, 14].map((n) => group.submit(n)));
+    // [1] alone, [2, 3, 4] together; [12, 13, 14] failed, then 12 and 14 committed alone, 13 failed again.
+    expect(committed).toEqual([1, 3, 1, 1]);
+  });
+
   test('a statement that may have committed is not retried: every item sees the error', async () => {
     let calls = 0;
     const group = createGroupCommit<number, number>({
