@@ -36,8 +36,17 @@ interface Listener {
   waits: Map<string, () => void>;
 }
 
-export async function startTrackingListeners(deps: { config: Config; linkChanges: Pick<LinkChanges, 'subscribe'>; forward: ForwardTarget }, count = deps.config.trackingThreads): Promise<TrackingListeners> {
+export interface TrackingListenersDeps {
+  config: Config;
+  linkChanges: Pick<LinkChanges, 'subscribe'>;
+  forward: ForwardTarget;
+  /** The thread's script; listener.worker.ts unless a test supervises a stand-in that speaks the same protocol. */
+  workerUrl?: string;
+}
+
+export async function startTrackingListeners(deps: TrackingListenersDeps, count = deps.config.trackingThreads): Promise<TrackingListeners> {
   const { config, forward } = deps;
+  const workerUrl = deps.workerUrl ?? new URL('./listener.worker.ts', import.meta.url).href;
   const listeners: Listener[] = Array.from({ length: count }, (_, index) => ({ index, worker: null, ready: false, pending: 0, waits: new Map() }));
   let stopping = false;
   let seq = 0;
@@ -63,7 +72,7 @@ export async function startTrackingListeners(deps: { config: Config; linkChanges
 
   const spawn = (listener: Listener): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      const worker = new Worker(new URL('./listener.worker.ts', import.meta.url).href);
+      const worker = new Worker(workerUrl);
       listener.worker = worker;
       listener.ready = false;
       let started = false;
