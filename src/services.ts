@@ -1,6 +1,5 @@
 import { startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
-import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
 import type { Config } from './config';
@@ -12,6 +11,7 @@ import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } fro
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
 import { createIpHasher, type IpHasher } from './shared/ip-hash';
+import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import type { TrackingListeners } from './tracking/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
 

@@ -1,9 +1,9 @@
 /**
  * Whether the node is in a write burst: at least `perSecond` rows written by the hot write paths
  * (conversions, installs) in the last second (ten 100 ms buckets, so a burst that straddles a
- * second boundary still counts whole). The analytics mirror waits
- * while it is, as it waits for a click backlog (docs/analytics-mirror.md): on a small machine
- * its copying takes CPU the answers need, and analytics can catch up once the burst is over.
+ * second boundary still counts whole). The analytics mirror waits while it is, as it waits for a
+ * click backlog (docs/analytics-mirror.md): on a small machine its copying takes CPU the answers
+ * need, and analytics can catch up once the burst is over.
  */
 export interface WriteBurst {
   /** Rows just committed by a hot write path. */

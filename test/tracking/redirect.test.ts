@@ -38,6 +38,15 @@ for (const backend of backends()) {
         expect(await res.text()).toBe('');
       });
 
+      test('every 302 keeps its own Location after later redirects (the headers are built once and copied)', async () => {
+        const { slug } = await insertLink(db, org.orgId);
+        const answers = await Promise.all(['a', 'b', 'c'].map((page) => click(`/c/${slug}?url=${encodeURIComponent(`https://shop.example.com/${page}`)}`)));
+        const locations = answers.map((res) => res.headers.get('location')!);
+        expect(locations.map((location) => new URL(location).pathname)).toEqual(['/a', '/b', '/c']);
+        expect(new Set(locations.map(clickIdOf)).size).toBe(3);
+        for (const res of answers) expect([...res.headers.keys()].sort()).toEqual(SPEC_HEADERS);
+      });
+
       test('the url parameter, encoded once, twice or three times, or under an alias, wins over the destination', async () => {
         const { slug } = await insertLink(db, org.orgId);
         const landing = 'https://lp.example.org/p/a%20b?q=c%2B%2B&next=%2Fcart#frag';
