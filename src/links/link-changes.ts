@@ -21,16 +21,31 @@ export interface LinkChanges {
   stop(): Promise<void>;
 }
 
-export function createLinkChanges(db: Db): LinkChanges {
+/**
+ * This thread's subscribers to link changes, and delivery to them: every subscriber runs, and
+ * deliver() settles once those that returned a promise have. createLinkChanges uses it for the
+ * node's main thread, a tracking listener thread (listener.worker.ts) for the changes relayed to it.
+ */
+export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deliver(linkId: string): Promise<void> } {
   const subscribers = new Set<LinkChangeSubscriber>();
-  const deliver = async (linkId: string): Promise<void> => {
-    const waits: Promise<void>[] = [];
-    for (const subscriber of subscribers) {
-      const done = subscriber(linkId);
-      if (done) waits.push(done);
-    }
-    if (waits.length > 0) await Promise.all(waits);
+  return {
+    subscribe(onChange) {
+      subscribers.add(onChange);
+      return () => subscribers.delete(onChange);
+    },
+    async deliver(linkId) {
+      const waits: Promise<void>[] = [];
+      for (const subscriber of subscribers) {
+        const done = subscriber(linkId);
+        if (done) waits.push(done);
+      }
+      if (waits.length > 0) await Promise.all(waits);
+    },
   };
+}
+
+export function createLinkChanges(db: Db): LinkChanges {
+  const { subscribe, deliver } = linkChangeSubscribers();
   const deliverHeard = (linkId: string) => {
     deliver(linkId).catch((error) => console.error('link changes: a subscriber failed', error));
   };
@@ -40,10 +55,7 @@ export function createLinkChanges(db: Db): LinkChanges {
       await deliver(linkId);
       await db.notify(CHANNEL, linkId);
     },
-    subscribe(onChange) {
-      subscribers.add(onChange);
-      return () => subscribers.delete(onChange);
-    },
+    subscribe,
     async start() {
       unlisten ??= await db.listen(CHANNEL, deliverHeard);
     },

@@ -8,7 +8,7 @@ import type { Server } from 'bun';
 import { openPostgres } from '../db/postgres';
 import { forwardTo } from '../http/forwarding';
 import { SOCKET_BODY_BACKSTOP_BYTES } from '../http/http.plugin';
-import type { LinkChangeSubscriber } from '../links/link-changes';
+import { linkChangeSubscribers } from '../links/link-changes';
 import { errorMessage } from '../shared/error-message';
 import { systemClock } from '../shared/ids';
 import { createIpHasher } from '../shared/ip-hash';
@@ -29,21 +29,13 @@ async function start({ config, dataDir, forward }: ListenerInit) {
   // Two connections: link and campaign lookups on a cache miss. Clicks go through the writer thread's own.
   const db = openPostgres(config.databaseUrl!, { max: 2 });
   const ipHasher = createIpHasher(config.sessionSecret);
-  const subscribers = new Set<LinkChangeSubscriber>();
+  // Link changes reach this thread from the main thread (listeners.ts), not from Postgres.
+  const linkChanges = linkChangeSubscribers();
   const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, ipHasher, dataDir), { backlogLimit: config.clickBacklog });
   let server: Server<undefined> | undefined;
   try {
     await clickPipeline.start();
-    const linkCache = createLinkCache({
-      db,
-      trackingHost: config.trackingHost,
-      linkChanges: {
-        subscribe(onChange) {
-          subscribers.add(onChange);
-          return () => subscribers.delete(onChange);
-        },
-      },
-    });
+    const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges });
     await linkCache.start();
     const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config };
     const toMainThread = forwardTo(forward);
@@ -65,7 +57,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
     self.onmessage = async (event: MessageEvent<ToListener>) => {
       const message = event.data;
       if (message.kind === 'link-changed') {
-        for (const subscriber of subscribers) await subscriber(message.linkId);
+        await linkChanges.deliver(message.linkId);
         reply({ kind: 'link-applied', seq: message.seq });
       } else if (message.kind === 'stop-serving') {
         await listening.stop(false);
