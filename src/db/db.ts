@@ -28,6 +28,12 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Multi-row INSERT in chunks; `suffix` is appended verbatim (e.g. an ON CONFLICT clause). */
   bulkInsert(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], suffix?: string): Promise<number>;
+  /**
+   * `COPY table (columns) FROM STDIN` of rows in the COPY text format (copyText builds it): one
+   * statement, all rows or none. It has no conflict clause; a caller that may meet rows already
+   * stored catches the unique violation (23505) and writes them another way.
+   */
+  copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
   /** Subscribes to a NOTIFY channel; resolves to the unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
@@ -40,6 +46,13 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 export function assertIdentifier(name: string): string {
   if (!IDENTIFIER.test(name)) throw new Error(`not a safe SQL identifier: ${name}`);
   return name;
+}
+
+/** The COPY statement of copyFrom; shared by both adapters. */
+export function copyStatement(table: string, columns: readonly string[], source: 'STDIN' | "'/dev/blob'"): string {
+  assertIdentifier(table);
+  columns.forEach(assertIdentifier);
+  return `COPY ${table} (${columns.join(', ')}) FROM ${source}`;
 }
 
 /** Postgres allows 65535 bind parameters per statement. */

@@ -1,5 +1,5 @@
 import { PGlite, types } from '@electric-sql/pglite';
-import { bulkInsertStatements, type Db, type Queryable } from './db';
+import { bulkInsertStatements, copyStatement, type Db, type Queryable } from './db';
 
 /** `dataDir` undefined keeps the database in memory (tests). */
 export async function openPglite(dataDir?: string): Promise<Db> {
@@ -31,6 +31,10 @@ export async function openPglite(dataDir?: string): Promise<Db> {
         count += result.affectedRows ?? 0;
       }
       return count;
+    },
+    async copyFrom(table, columns, text) {
+      // PGlite reads COPY data from a Blob given with the statement, under the name /dev/blob.
+      await pg.query(copyStatement(table, columns, "'/dev/blob'"), [], { blob: new Blob([text]) });
     },
     async listen(channel, onPayload) {
       const unsubscribe = await pg.listen(channel, onPayload);

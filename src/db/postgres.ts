@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { bulkInsertStatements, type Db, type Queryable, type QueryOptions } from './db';
+import { bulkInsertStatements, copyStatement, type Db, type Queryable, type QueryOptions } from './db';
 
 /**
  * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
@@ -55,6 +55,16 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
         count += result.count;
       }
       return count;
+    },
+    async copyFrom(table, columns, text) {
+      const stream = await sql.unsafe(copyStatement(table, columns, 'STDIN')).writable();
+      // The stream finishes once Postgres confirms the COPY; an error it reports fails the stream
+      // (scripts/patch-postgres-driver.mjs makes the driver do so for one after the last byte too).
+      await new Promise<void>((resolve, reject) => {
+        stream.on('error', reject);
+        stream.on('finish', resolve);
+        stream.end(text);
+      });
     },
     async listen(channel, onPayload) {
       const subscription = await sql.listen(channel, onPayload);

@@ -43,7 +43,7 @@ export interface ClickWriterDeps {
   statementRows?: number;
 }
 
-/** Records per statement (one JSON parameter, so the statement text is the same whatever the count). */
+/** Records per statement (a COPY, or the INSERT of copyOrSkipStored in tracking.repo.ts). */
 export const STATEMENT_ROWS = 128;
 /**
  * Records per statement on the embedded store. PGlite runs each statement to its end on the

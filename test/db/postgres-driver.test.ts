@@ -3,10 +3,13 @@ import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
 
 /*
- * scripts/patch-postgres-driver.mjs (run after every install) fixes the driver's hang: after a
- * connection was cut mid-statement, a statement that needs a new connection while Postgres
- * refuses it at startup used to wait, with the driver reconnecting ~100 times a second, until
- * Postgres accepted again. It must fail at once, so callers retry on their own schedule.
+ * scripts/patch-postgres-driver.mjs (run after every install) fixes two of the driver's hangs:
+ * - after a connection was cut mid-statement, a statement that needs a new connection while
+ *   Postgres refuses it at startup used to wait, with the driver reconnecting ~100 times a
+ *   second, until Postgres accepted again;
+ * - a COPY ... FROM STDIN that Postgres refused after receiving all its data (a unique violation
+ *   found when its rows are inserted at the end) never settled.
+ * Each must fail at once, so callers retry or fall back on their own schedule.
  */
 const outcome = (promise: Promise<unknown>, waitMs: number) =>
   Promise.race([
@@ -47,6 +50,19 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         // 55000: object_not_in_prerequisite_state, "database ... is not currently accepting connections".
         expect(refused).toBe('refused 55000');
         expect(await db.query<{ three: number }>('SELECT 3 AS three')).toEqual([{ three: 3 }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    test('a COPY refused after its last byte fails with the SQLSTATE, and the connection serves the next statement', async () => {
+      const db = openPostgres(url, { max: 1 });
+      try {
+        await db.exec('CREATE TABLE copy_late_error (id text PRIMARY KEY)');
+        await db.copyFrom('copy_late_error', ['id'], 'a\n');
+        // The rows are inserted when the COPY ends, so the duplicate is found after the data was sent.
+        expect(await outcome(db.copyFrom('copy_late_error', ['id'], 'b\na\n'), 5_000)).toBe('refused 23505');
+        expect(await db.query<{ n: number }>('SELECT count(*)::int AS n FROM copy_late_error')).toEqual([{ n: 1 }]);
       } finally {
         await db.close();
       }

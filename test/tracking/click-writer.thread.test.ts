@@ -79,7 +79,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await thread(path).write(linesOf([makeClick(orgId), poison, makeClick(orgId)].map((r) => ({ k: 'c' as const, r }))), 3);
       expect(await countRows(db, 'clicks', orgId)).toBe(2);
       const [line] = readFileSync(path, 'utf8').trim().split('\n').map((text) => JSON.parse(text));
-      expect(line).toMatchObject({ kind: 'click', code: '22P05', record: { id: poison.id } });
+      expect(line).toMatchObject({ kind: 'click', code: '22021', record: { id: poison.id } });
     });
 
     test('a thread that cannot reach its database fails the batch with the connection error', async () => {

@@ -30,7 +30,9 @@ export function makeImpression(orgId: string, overrides: Partial<ImpressionRecor
 export function flakyDb(db: Db): Db & { down: boolean } {
   const wrapped = Object.create(db) as Db & { down: boolean };
   wrapped.down = false;
-  wrapped.query = (...args) => (wrapped.down ? Promise.reject(new Error('database unavailable')) : db.query(...args));
+  const unavailable = () => Promise.reject(new Error('database unavailable'));
+  wrapped.query = (...args) => (wrapped.down ? unavailable() : db.query(...args));
+  wrapped.copyFrom = (...args) => (wrapped.down ? unavailable() : db.copyFrom(...args));
   return wrapped;
 }
 
