@@ -47,8 +47,8 @@ export interface ClickWriterDeps {
 export const STATEMENT_ROWS = 128;
 /**
  * Records per statement on the embedded store. PGlite runs each statement to its end on the
- * event loop that answers requests: 128 click rows hold it about 9 ms on the reference machine,
- * 32 rows about 2.5 ms, at the same cost per row.
+ * event loop that answers requests: a COPY of 128 click rows holds it about 5 ms, of 32 rows
+ * under 2 ms, at the same cost per row (docs/performance.md, run 22).
  */
 export const EMBEDDED_STATEMENT_ROWS = 32;
 
