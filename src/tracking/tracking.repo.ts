@@ -114,7 +114,7 @@ export async function insertImpressions(db: Db, impressions: readonly Impression
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * The records go in by COPY: Postgres spends about a third less per click row than on the
+ * The records go in by COPY: Postgres spends a quarter to a third less per click row than on the
  * recordset INSERT (docs/performance.md, "Writing clicks with COPY"). COPY cannot skip a row
  * that is already stored, so when one is (a journal replayed after a crash, or a batch retried
  * after a commit that went unconfirmed) it fails whole with a unique violation, having stored
