@@ -2,9 +2,11 @@
  * A stand-in for listener.worker.ts that speaks the same protocol without serving anything, so
  * test/tracking/listeners.test.ts can supervise threads that die. It logs what it is told to
  * `events` in its data directory, and exits (as a thread that crashed) when a file named
- * `crash-now` appears there.
+ * `crash-now` appears there. Its backlog is the number of times a thread has started on that
+ * directory, so the test can tell when the supervisor has taken the new thread as ready (the
+ * backlog message follows the ready message).
  */
-import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FromListener, ToListener } from '../../src/tracking/listener.protocol';
 
@@ -20,7 +22,8 @@ self.onmessage = (event: MessageEvent<ToListener>) => {
     mkdirSync(dataDir, { recursive: true });
     log('started');
     send({ kind: 'ready' });
-    send({ kind: 'backlog', pending: 5 });
+    const starts = readFileSync(join(dataDir, 'events'), 'utf8').split('\n').filter((line) => line === 'started').length;
+    send({ kind: 'backlog', pending: starts });
     setInterval(() => {
       const trigger = join(dataDir, 'crash-now');
       if (!existsSync(trigger)) return;
