@@ -78,6 +78,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: finishing in-flight requests`);
+    const deadline = Date.now() + STOP_DEADLINE_MS;
     setTimeout(() => fail(1, `${signal}: in-flight work did not finish within ${STOP_DEADLINE_MS} ms; exiting`), STOP_DEADLINE_MS).unref();
     // Order matters: no new requests, then the ones in flight finish (those the listener
     // threads forwarded too), then pipelines flush into the stores, then the stores close
@@ -87,7 +88,7 @@ async function main() {
       const listeners = await listenersStarting.catch(() => undefined);
       await Promise.all([server.stop(false), listeners?.stopServing()]);
       await forwarding?.stop();
-      await services.stop();
+      await services.stop({ deadline });
       await db.close();
     } catch (error) {
       fail(1, `${signal}: stop failed: ${(error as Error).message}`);

@@ -50,8 +50,16 @@ export interface Services {
    * beside the main pipeline's.
    */
   adoptListeners(listeners: Pick<TrackingListeners, 'pending' | 'stop'>): void;
-  stop(): Promise<void>;
+  /**
+   * `deadline` (a Date.now() time): when the process will be ended whatever is still running
+   * (main.ts). The clicks are written first, whatever it takes; the mirror's last round gets
+   * what is left, less CLOSE_RESERVE_MS.
+   */
+  stop(options?: { deadline?: number }): Promise<void>;
 }
+
+/** What a stop keeps, after the mirror's last round, for closing DuckDB and the store. */
+const CLOSE_RESERVE_MS = 5_000;
 
 export async function createServices(config: Config, db: Db, options: { clock?: Clock; mirrorPath?: string } = {}): Promise<Services> {
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
@@ -92,7 +100,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     adoptListeners(adopted) {
       listeners = adopted;
     },
-    async stop() {
+    async stop({ deadline }: { deadline?: number } = {}) {
       // Every part is stopped even when one fails (a flush refused by an unreachable database,
       // say): a part left running would poll a closed database for as long as the process lives.
       // The mirror is last, after every flusher, so the rows they wrote reach DuckDB before it closes.
@@ -105,7 +113,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
         () => lateMatcher.stop(),
         () => linkChanges.stop(),
         () => rateLimiter.close(),
-        () => mirror.stop(),
+        () => mirror.stop({ budgetMs: deadline === undefined ? undefined : deadline - Date.now() - CLOSE_RESERVE_MS }),
       ];
       for (const stopPart of parts) await stopPart().catch((error: unknown) => failures.push(error));
       throwFailures(failures);

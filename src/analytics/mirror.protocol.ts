@@ -15,7 +15,8 @@ export interface MirrorWorkerInit {
 export type MirrorRequest =
   | { kind: 'catchUp'; id: number }
   | { kind: 'query'; id: number; sql: string; params: readonly unknown[] }
-  | { kind: 'stop'; id: number }
+  /** `budgetMs`: what is left of the node's stop deadline for the final catch-up. */
+  | { kind: 'stop'; id: number; budgetMs?: number }
   /** The main thread's ingest backlog changed: interval rounds wait while it is true. */
   | { kind: 'busy'; busy: boolean };
 

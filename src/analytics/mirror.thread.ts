@@ -1,4 +1,4 @@
-import type { Mirror } from './mirror';
+import type { Mirror, MirrorStopOptions } from './mirror';
 import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
 
 export interface MirrorThreadOptions extends Omit<MirrorWorkerInit, 'busy'> {
@@ -96,7 +96,7 @@ export async function createMirrorThread({ busy, log = console.error, ...init }:
       if (stopped) return Promise.reject(new Error('analytics mirror is stopped'));
       return ask<T[]>({ kind: 'query', sql, params });
     },
-    async stop() {
+    async stop({ budgetMs }: MirrorStopOptions = {}) {
       if (stopped) return;
       stopped = true;
       clearInterval(busyTimer);
@@ -105,7 +105,7 @@ export async function createMirrorThread({ busy, log = console.error, ...init }:
         timer = setTimeout(() => reject(new Error(`no answer in ${STOP_WAIT_MS / 1000} s`)), STOP_WAIT_MS);
       });
       try {
-        await Promise.race([ask({ kind: 'stop' }), timeout]);
+        await Promise.race([ask({ kind: 'stop', budgetMs }), timeout]);
       } catch (error) {
         log(`analytics mirror: stop failed: ${error instanceof Error ? error.message : error}`);
       } finally {

@@ -20,8 +20,16 @@ export interface Mirror {
   catchUp(): Promise<number>;
   /** One read-only SELECT on the mirror; $1 ... parameters; BIGINT and DECIMAL come back as number. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  /** Stops the interval, copies what is left (for at most 5 s; the rest at the next start), closes DuckDB. */
-  stop(): Promise<void>;
+  /**
+   * Stops the interval, copies what is left (for at most 5 s, or `budgetMs` when shorter; the
+   * rest at the next start), closes DuckDB.
+   */
+  stop(options?: MirrorStopOptions): Promise<void>;
+}
+
+export interface MirrorStopOptions {
+  /** What is left of the node's stop deadline for the final catch-up. */
+  budgetMs?: number;
 }
 
 export interface MirrorOptions {
@@ -168,14 +176,14 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
       reads.add(tracked);
       return read;
     },
-    async stop() {
+    async stop({ budgetMs }: MirrorStopOptions = {}) {
       if (stopped) return;
       stopped = true;
       if (timer) clearTimeout(timer);
       await chain;
       try {
         // Bounded: whatever is left is copied at the next start, from the cursor kept in DuckDB.
-        const deadline = Date.now() + STOP_BUDGET_MS;
+        const deadline = Date.now() + Math.max(0, Math.min(STOP_BUDGET_MS, budgetMs ?? STOP_BUDGET_MS));
         await round(() => Date.now() < deadline);
       } catch (error) {
         log('analytics mirror: final catch-up failed', error);

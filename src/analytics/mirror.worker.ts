@@ -36,8 +36,8 @@ async function start(init: MirrorWorkerInit) {
     return;
   }
   const running = mirror;
-  const stop = async () => {
-    await running.stop();
+  const stop = async (budgetMs: number | undefined) => {
+    await running.stop({ budgetMs });
     await db.close();
   };
   self.onmessage = (event: MessageEvent<MirrorRequest>) => {
@@ -47,7 +47,7 @@ async function start(init: MirrorWorkerInit) {
       return;
     }
     const work: Promise<unknown> =
-      request.kind === 'catchUp' ? running.catchUp() : request.kind === 'query' ? running.query(request.sql, request.params) : (stopping ??= stop());
+      request.kind === 'catchUp' ? running.catchUp() : request.kind === 'query' ? running.query(request.sql, request.params) : (stopping ??= stop(request.budgetMs));
     work.then(
       (value) => reply({ kind: 'result', id: request.id, ok: true, value: request.kind === 'stop' ? null : value }),
       (error) => reply({ kind: 'result', id: request.id, ok: false, message: errorMessage(error) }),

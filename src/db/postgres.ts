@@ -57,14 +57,22 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
       return count;
     },
     async copyFrom(table, columns, text) {
-      const stream = await sql.unsafe(copyStatement(table, columns, 'STDIN')).writable();
-      // The stream finishes once Postgres confirms the COPY; an error it reports fails the stream
-      // (scripts/patch-postgres-driver.mjs makes the driver do so for one after the last byte too).
-      await new Promise<void>((resolve, reject) => {
-        stream.on('error', reject);
-        stream.on('finish', resolve);
-        stream.end(text);
-      });
+      // On a connection of its own: the driver sends statements on a busy connection without
+      // waiting (pipelining), and one sent behind a COPY would reach Postgres in the middle of
+      // the COPY's data, which ends the connection. A reserved connection takes nothing else.
+      const reserved = await sql.reserve();
+      try {
+        const stream = await reserved.unsafe(copyStatement(table, columns, 'STDIN')).writable();
+        // The stream finishes once Postgres confirms the COPY; an error it reports fails the stream
+        // (scripts/patch-postgres-driver.mjs makes the driver do so for one after the last byte too).
+        await new Promise<void>((resolve, reject) => {
+          stream.on('error', reject);
+          stream.on('finish', resolve);
+          stream.end(text);
+        });
+      } finally {
+        reserved.release();
+      }
     },
     async listen(channel, onPayload) {
       const subscription = await sql.listen(channel, onPayload);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Db } from '../db/db';
 import { isHandleClosed } from '../db/errors';
 import { errorMessage } from '../shared/error-message';
+import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
 import { openJournal, type Journal, type JournalOptions } from './journal';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from './tracking.model';
@@ -34,6 +35,8 @@ export interface ClickPipeline {
   flush(): Promise<void>;
   /** Records journaled and not yet in Postgres. */
   pending(): number;
+  /** The backlog at which the batcher stops giving way: CLICK_BACKLOG, or measured (backlog-limit.ts). */
+  backlogLimit(): number;
   /** Replays what an earlier run left in the journal, then starts the timer. */
   start(): Promise<void>;
   /**
@@ -50,7 +53,11 @@ export interface ClickPipelineOptions {
   intervalMs?: number;
   /** How long stop() keeps retrying a database that accepts nothing. */
   stopTimeoutMs?: number;
-  /** The backlog (journaled, not yet written) at which the batcher stops giving way to redirects. */
+  /**
+   * The backlog (journaled, not yet written) at which the batcher stops giving way to redirects.
+   * Unset: what the writer is measured to write within FLUSH_BUDGET_MS (backlog-limit.ts),
+   * DEFAULT_BACKLOG_LIMIT until it is measured.
+   */
   backlogLimit?: number;
   journal?: JournalOptions;
 }
@@ -79,11 +86,12 @@ const ENRICH_SLICE = 32;
  */
 const BASE_SHARE = 0.1;
 /**
- * Default backlog limits, in records (a few hundred bytes of journal each), per store. A
- * full-speed drain writes them within the 25 s main.ts gives a shutdown flush, with room to
- * spare, on the reference machine (docs/performance.md: about 19,000 records a second on
- * Postgres, whose writer has a thread of its own; fewer on the embedded store, whose writes
- * share the event loop). CLICK_BACKLOG changes it.
+ * Backlog limits, in records (a few hundred bytes of journal each), per store, until the
+ * writer's own rate is measured (backlog-limit.ts). A full-speed drain writes them within the
+ * 25 s main.ts gives a shutdown flush, with room to spare, on the slowest machine measured
+ * (docs/performance.md: about 19,000 records a second on Postgres, whose writer has a thread of
+ * its own; fewer on the embedded store, whose writes share the event loop). CLICK_BACKLOG
+ * fixes the limit instead.
  */
 export const DEFAULT_BACKLOG_LIMIT: Record<Db['kind'], number> = { postgres: 250_000, pglite: 25_000 };
 /** No append for this long means traffic is quiet: the batcher then runs at full speed. */
@@ -98,7 +106,7 @@ export function createClickPipeline(
   const batchSize = options.batchSize ?? STATEMENT_ROWS;
   const intervalMs = options.intervalMs ?? 100;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-  const backlogLimit = options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT[deps.db.kind];
+  const backlog = options.backlogLimit !== undefined ? fixedBacklogLimit(options.backlogLimit) : measuredBacklogLimit(DEFAULT_BACKLOG_LIMIT[deps.db.kind]);
   const journalDir = join(deps.dataDir, 'journal');
   const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
   const setAsidePath = join(journalDir, SET_ASIDE_FILE);
@@ -120,6 +128,8 @@ export function createClickPipeline(
   let timer: ReturnType<typeof setInterval> | undefined;
   let stopping = false;
   let stopped = false;
+  /** Replaying at start is not measured: it runs alone, while a stop flushes beside the other pipelines. */
+  let serving = false;
   let wake: (() => void) | undefined;
 
   const append = (entry: JournalEntry) => {
@@ -142,7 +152,7 @@ export function createClickPipeline(
   /** The batcher's share of the time now: all of it unless clicks keep arriving and the backlog is short of the limit. */
   const share = (): number => {
     if (stopping || waiters.length > 0 || performance.now() - lastAppendAt > QUIET_AFTER_MS) return 1;
-    const fill = Math.min(1, journal.pending() / backlogLimit);
+    const fill = Math.min(1, journal.pending() / backlog.current());
     return BASE_SHARE + (1 - BASE_SHARE) * fill * fill;
   };
 
@@ -166,10 +176,13 @@ export function createClickPipeline(
         for (let batch = journal.peekLines(BATCH_ROWS); batch; batch = journal.peekLines(BATCH_ROWS)) {
           const started = performance.now();
           const now = share();
+          const quiet = serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS);
           // While giving way, a batch's statements run one after another: side by side they
           // would take every core the redirects need for as long as they run.
           await writer.write(batch.bytes, batch.count, { sideBySide: now >= 1 });
           batch.commit();
+          // The rate a shutdown flush gets: a full batch, at full speed, with nothing arriving before it.
+          if (quiet && batch.count === BATCH_ROWS) backlog.observe(batch.count, performance.now() - started);
           retryDelay = 0;
           retryAt = 0;
           lastError = undefined;
@@ -207,6 +220,7 @@ export function createClickPipeline(
     recordImpression: (impression) => append({ k: 'i', r: impression }),
     flush,
     pending: () => journal.pending(),
+    backlogLimit: () => backlog.current(),
     async start() {
       const replaying = journal.pending();
       if (replaying > 0) {
@@ -217,6 +231,7 @@ export function createClickPipeline(
             : `click pipeline: ${journal.pending()} journaled records wait for the database`,
         );
       }
+      serving = true;
       timer = setInterval(tick, intervalMs);
       timer.unref?.();
     },

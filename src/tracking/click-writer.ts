@@ -60,6 +60,8 @@ export function createClickWriter(deps: ClickWriterDeps): ClickWriter {
 }
 
 async function writeBatch(deps: ClickWriterDeps, entries: JournalEntry[], sideBySide: boolean): Promise<void> {
+  const rows = deps.statementRows ?? STATEMENT_ROWS;
+  const statements = statementsOn(deps, sideBySide);
   const clicks: ClickRecord[] = [];
   const impressions: ImpressionRecord[] = [];
   let enrichedSinceYield = 0;
@@ -70,12 +72,21 @@ async function writeBatch(deps: ClickWriterDeps, entries: JournalEntry[], sideBy
         await yieldToRequests();
       }
       clicks.push(enriched(deps.enrich, completeClick(entry.r)));
+      // Side by side, a statement starts as soon as its records are enriched: the database
+      // writes it while the next ones are enriched. One after another, nothing starts before
+      // the batch is enriched, so the writer and the database never take two cores at once.
+      if (sideBySide && clicks.length % rows === 0) await statements.start(clicks.slice(clicks.length - rows), insertClicks);
     } else {
       impressions.push(entry.r);
     }
   }
+  const unstarted = sideBySide ? clicks.length % rows : clicks.length;
+  for (let offset = clicks.length - unstarted; offset < clicks.length; offset += rows) {
+    await statements.start(clicks.slice(offset, Math.min(offset + rows, clicks.length)), insertClicks);
+  }
+  for (let offset = 0; offset < impressions.length; offset += rows) await statements.start(impressions.slice(offset, offset + rows), insertImpressions);
   try {
-    await insertStatements(deps, clicks, impressions, sideBySide);
+    await statements.settled();
   } catch (error) {
     if (!isDataRefused(error)) throw error;
     // One record the database cannot take would otherwise hold back every record behind it
@@ -87,29 +98,30 @@ async function writeBatch(deps: ClickWriterDeps, entries: JournalEntry[], sideBy
 type Insert<T> = (db: Db, records: readonly T[]) => Promise<void>;
 
 /**
- * Statements of `statementRows` records; side by side on the pool, the database's latency is
- * paid once per batch, one after another they use one connection (and one core) at a time.
+ * A batch's statements. Side by side on the pool, the database's latency is paid once per
+ * batch; one after another they use one connection (and one core) at a time.
  */
-async function insertStatements(deps: ClickWriterDeps, clicks: ClickRecord[], impressions: ImpressionRecord[], sideBySide: boolean): Promise<void> {
-  const statements: Promise<void>[] = [];
-  const start = async <T>(records: T[], insert: Insert<T>) => {
-    const rows = deps.statementRows ?? STATEMENT_ROWS;
-    for (let offset = 0; offset < records.length; offset += rows) {
-      if (statements.length > 0) {
-        if (!sideBySide) await statements[statements.length - 1]!.catch(() => {});
+function statementsOn(deps: ClickWriterDeps, sideBySide: boolean) {
+  const running: Promise<void>[] = [];
+  return {
+    async start<T>(records: T[], insert: Insert<T>): Promise<void> {
+      if (running.length > 0) {
+        if (!sideBySide) await running[running.length - 1]!.catch(() => {});
         else if (deps.yieldEvery !== undefined) await yieldToRequests();
       }
-      const statement = insert(deps.db, records.slice(offset, offset + rows));
-      statement.catch(() => {}); // observed by allSettled below; a failure during a yield is not unhandled
-      statements.push(statement);
-    }
+      const statement = insert(deps.db, records);
+      statement.catch(() => {}); // observed by settled(); a failure during a yield is not unhandled
+      running.push(statement);
+    },
+    /**
+     * Every statement settles before the batch is judged, so a retry never races one still
+     * running; a failure that is not about the records themselves (a lost connection) decides.
+     */
+    async settled(): Promise<void> {
+      const failures = (await Promise.allSettled(running)).flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+      if (failures.length > 0) throw failures.find((error) => !isDataRefused(error)) ?? failures[0];
+    },
   };
-  await start(clicks, insertClicks);
-  await start(impressions, insertImpressions);
-  // Every statement settles before the batch is judged, so a retry never races one still running;
-  // a failure that is not about the records themselves (a lost connection) decides.
-  const failures = (await Promise.allSettled(statements)).flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
-  if (failures.length > 0) throw failures.find((error) => !isDataRefused(error)) ?? failures[0];
 }
 
 async function insertOneByOne(deps: ClickWriterDeps, clicks: ClickRecord[], impressions: ImpressionRecord[]): Promise<void> {

@@ -196,6 +196,20 @@ for (const backend of backends()) {
       await expect(testMirror({ db, tables: ['clicks; DROP TABLE clicks'] })).rejects.toThrow('not a safe SQL identifier');
     });
 
+    test('a stop with no time left copies one batch a table; the rest is copied at the next start', async () => {
+      const org = newOrg();
+      const path = tempDuckFile();
+      for (let i = 0; i < 5; i++) await insertClick(db, org);
+      const stopping = await testMirror({ db, path, tables: ['clicks'], batchSize: 2 });
+      await stopping.stop({ budgetMs: 0 });
+      const reopened = await testMirror({ db, path, tables: ['clicks'], batchSize: 2 });
+      // One batch of the oldest rows not yet copied (earlier tests' rows share this database).
+      expect(await reopened.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM clicks')).toEqual([{ n: 2 }]);
+      await reopened.stop(); // the default budget: everything
+      const complete = await testMirror({ db, path, tables: ['clicks'] });
+      expect(await countFor(complete, 'clicks', org)).toEqual({ rows: 5, ids: 5 });
+    });
+
     test('a stopped mirror refuses work', async () => {
       const mirror = await testMirror({ db, tables: ['clicks'] });
       await mirror.stop();

@@ -89,6 +89,16 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       expect(await countFor(reopened, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
     });
 
+    test('a stop with no time left copies one batch a table on the thread too', async () => {
+      const path = tempDuckFile();
+      const org = newOrg();
+      for (let i = 0; i < 5; i++) await insertClick(db, org);
+      const mirror = await createMirrorThread({ databaseUrl: url, path, intervalMs: 0, batchSize: 2, log: () => {} });
+      await mirror.stop({ budgetMs: 0 });
+      const reopened = await testMirror({ db, path, intervalMs: 0 });
+      expect(await reopened.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM clicks')).toEqual([{ n: 2 }]);
+    });
+
     test('a mirror that cannot open its DuckDB file fails to start, with the reason', async () => {
       const blocked = join(mkdtempSync(join(tmpdir(), 'svc-mirror-')), 'missing-dir', 'analytics.duckdb');
       expect(await failure(createMirrorThread({ databaseUrl: url, path: blocked, intervalMs: 0, log: () => {} }))).toContain('analytics.duckdb');

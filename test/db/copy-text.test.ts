@@ -67,6 +67,22 @@ for (const backend of backends()) {
       expect(await db.query('SELECT count(*)::int AS n FROM copy_typed')).toEqual([{ n: 0 }]);
     });
 
+    test('more COPYs and statements at once than the pool has connections: each COPY gets a connection to itself', async () => {
+      const db = await backend.create();
+      await db.exec('CREATE TABLE copy_crowd (n integer PRIMARY KEY)');
+      // The driver sends a statement on a busy connection without waiting (pipelining); one
+      // sent behind a COPY used to reach Postgres in the middle of its data and cut the connection.
+      const work: Promise<unknown>[] = [];
+      for (let batch = 0; batch < 24; batch++) {
+        const rows = Array.from({ length: 50 }, (_, i) => ({ n: batch * 50 + i }));
+        work.push(db.copyFrom('copy_crowd', ['n'], copyText(rows, ['n'])));
+        work.push(db.query('SELECT count(*) FROM copy_crowd'));
+      }
+      const outcomes = await Promise.allSettled(work);
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason))).toEqual([]);
+      expect(await db.query('SELECT count(*)::int AS n FROM copy_crowd')).toEqual([{ n: 24 * 50 }]);
+    });
+
     test('table and column names must be plain identifiers', async () => {
       const db = await backend.create();
       await expect(db.copyFrom('clicks; DROP TABLE clicks', ['id'], '')).rejects.toThrow('not a safe SQL identifier');

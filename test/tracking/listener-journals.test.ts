@@ -16,6 +16,7 @@ describe('listener journals at boot', () => {
       recordImpression: () => {},
       flush: async () => {},
       pending: () => 0,
+      backlogLimit: () => 0,
       start: async () => void calls.push(`start ${dir}`),
       stop: async () => void calls.push(`stop ${dir}`),
     });
