@@ -98,6 +98,11 @@ function cpuTicks(pid: number): number {
  */
 async function settled(pid: number, timeoutMs = 60_000): Promise<number> {
   const started = performance.now();
+  if (!existsSync(`/proc/${pid}/stat`)) {
+    // No /proc (not Linux): a fixed pause instead.
+    await Bun.sleep(10_000);
+    return (performance.now() - started) / 1000;
+  }
   let last = cpuTicks(pid);
   for (let quietChecks = 0; quietChecks < 2 && performance.now() - started < timeoutMs; ) {
     await Bun.sleep(250);
