@@ -82,7 +82,7 @@ async function writeBatch(deps: ClickWriterDeps, entries: JournalEntry[], sideBy
   }
   const unstarted = sideBySide ? clicks.length % rows : clicks.length;
   for (let offset = clicks.length - unstarted; offset < clicks.length; offset += rows) {
-    await statements.start(clicks.slice(offset, Math.min(offset + rows, clicks.length)), insertClicks);
+    await statements.start(clicks.slice(offset, offset + rows), insertClicks);
   }
   for (let offset = 0; offset < impressions.length; offset += rows) await statements.start(impressions.slice(offset, offset + rows), insertImpressions);
   try {
