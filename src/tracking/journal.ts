@@ -45,10 +45,11 @@ export interface JournalOptions {
 interface Segment {
   seq: number;
   path: string;
-  /** The live mapping while this is the active segment. */
-  map: Uint8Array | null;
-  /** A Buffer over the same mapping: Buffer.write encodes straight into it at an offset, with no view made per line. */
-  mapWriter: Buffer | null;
+  /**
+   * The live mapping while this is the active segment, as a Buffer: Buffer.write encodes
+   * straight into it at an offset, with no view made per line.
+   */
+  map: Buffer | null;
   /** File contents, read once a closed segment's turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
@@ -87,7 +88,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, mapWriter: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, closed: true });
+    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
@@ -131,9 +132,9 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       }
       closeSync(fd);
     }
-    const map = Bun.mmap(path);
-    const mapWriter = Buffer.from(map.buffer, map.byteOffset, map.byteLength);
-    const segment: Segment = { seq, path, map, mapWriter, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
+    const mapped = Bun.mmap(path);
+    const map = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
+    const segment: Segment = { seq, path, map, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -143,7 +144,6 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const retire = (segment: Segment) => {
     segment.closed = true;
     segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
-    segment.mapWriter = null;
     if (segment.done === segment.count) remove(segment);
   };
 
@@ -192,7 +192,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
         }
         active = openSegment();
       }
-      const end = active.size + active.mapWriter!.write(json, active.size);
+      const end = active.size + active.map!.write(json, active.size);
       active.map![end] = NEWLINE;
       active.size = end + 1;
       active.count++;

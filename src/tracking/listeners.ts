@@ -130,34 +130,33 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
     if (applied.includes(false)) console.error(`tracking listeners: a thread did not confirm the change of link ${linkId} within ${LINK_CHANGE_TIMEOUT_MS} ms`);
   });
 
-  const stopAll = async (message: ToListener & { kind: 'stop-serving' | 'stop' }, reply: string) => {
-    await Promise.all(listeners.map((listener) => ask(listener, message, reply)));
+  /** Asks every thread to stop serving, or to stop; each answers with the same word, past tense. */
+  const askAll = async (kind: 'stop-serving' | 'stop') => {
+    stopping = true;
+    await Promise.all(listeners.map((listener) => ask(listener, { kind }, kind === 'stop' ? 'stopped' : 'stopped-serving')));
+  };
+  const pending = () => listeners.reduce((sum, listener) => sum + listener.pending, 0);
+  /** Writes the threads' journals out and ends them (also when some failed to start). */
+  const stop = async () => {
+    unsubscribe();
+    await askAll('stop');
+    for (const listener of listeners) listener.worker?.terminate();
   };
 
   try {
     await Promise.all(listeners.map(spawn));
   } catch (error) {
-    stopping = true;
-    unsubscribe();
-    await stopAll({ kind: 'stop' }, 'stopped');
-    for (const listener of listeners) listener.worker?.terminate();
+    await stop();
     throw error;
   }
 
   return {
     count,
-    pending: () => listeners.reduce((sum, listener) => sum + listener.pending, 0),
-    async stopServing() {
-      stopping = true;
-      await stopAll({ kind: 'stop-serving' }, 'stopped-serving');
-    },
+    pending,
+    stopServing: () => askAll('stop-serving'),
     async stop() {
-      stopping = true;
-      unsubscribe();
-      await stopAll({ kind: 'stop' }, 'stopped');
-      for (const listener of listeners) listener.worker?.terminate();
-      const left = listeners.reduce((sum, listener) => sum + listener.pending, 0);
-      if (left > 0) console.error(`tracking listeners: ${left} records stay in their journals for the next start`);
+      await stop();
+      if (pending() > 0) console.error(`tracking listeners: ${pending()} records stay in their journals for the next start`);
     },
   };
 }
