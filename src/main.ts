@@ -1,3 +1,5 @@
+// First: may replace this process with itself under the engine options it needs (runtime-options.ts).
+import './apply-runtime-options';
 import { createApp } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
 import type { Db } from './db/db';

@@ -11,8 +11,9 @@ import { acquirePidLock } from '../shared/pid-lock';
  * is therefore never lost. Records are consumed oldest first and committed as a prefix; a
  * segment file is deleted only once it is full and all of its records are committed.
  *
- * No record is kept in the process heap: the batcher reads them back from the mapping (or, for
- * older segments, from the file), so memory stays bounded however long the database is away.
+ * No record is kept in the process heap: the batcher reads them back from the mapping (older
+ * segments are mapped again when their turn comes), so memory stays bounded however long the
+ * database is away.
  *
  * A line ends with '\n' and the unwritten tail of a segment is zeros; JSON never contains either
  * byte raw, so a line cut short by a crash is recognisable and skipped. Segment files are written
@@ -50,7 +51,7 @@ interface Segment {
    * straight into it at an offset, with no view made per line.
    */
   map: Buffer | null;
-  /** File contents, read once a closed segment's turn comes (dropped when it is deleted). */
+  /** The written part of a closed segment, mapped once its turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
   count: number;
@@ -155,8 +156,9 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const peekLines = (max: number) => {
     const segment = segments.find((s) => s.done < s.count);
     if (!segment) return null;
-    // A closed segment is read from its file once its turn comes; it is the oldest, so at most one is held.
-    const source = segment.map ?? (segment.bytes ??= written(readFileSync(segment.path)));
+    // A closed segment is mapped once its turn comes (it is the oldest, so at most one is held):
+    // reading the whole file into the heap instead stalled the event loop 5 to 14 ms a segment.
+    const source = segment.map ?? (segment.bytes ??= Bun.mmap(segment.path).subarray(0, segment.size));
     const start = segment.doneOffset;
     let end = start;
     let lines = 0;
