@@ -36,7 +36,8 @@ export interface ClickWriterDeps {
   setAsidePath: string;
   /**
    * Clicks enriched between two yields to the event loop, when it also serves requests (a
-   * slice stays around a millisecond); undefined on a thread of its own, which need not yield.
+   * slice stays around a millisecond; it also yields between two statements); undefined on a
+   * thread of its own, which need not yield.
    */
   yieldEvery?: number;
   /** Records per INSERT (default STATEMENT_ROWS). */
@@ -107,7 +108,10 @@ function statementsOn(deps: ClickWriterDeps, sideBySide: boolean) {
     async start<T>(records: T[], insert: Insert<T>): Promise<void> {
       if (running.length > 0) {
         if (!sideBySide) await running[running.length - 1]!.catch(() => {});
-        else if (deps.yieldEvery !== undefined) await yieldToRequests();
+        // In process, the event loop gets a turn between two statements either way: PGlite
+        // resolves a statement without handing the loop back, so a batch's statements one after
+        // another held it 16 times 1 to 2 ms in a row (docs/performance.md, run 24).
+        if (deps.yieldEvery !== undefined) await yieldToRequests();
       }
       const statement = insert(deps.db, records);
       statement.catch(() => {}); // observed by settled(); a failure during a yield is not unhandled

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
-import { createClickWriter, STATEMENT_ROWS } from '../../src/tracking/click-writer';
+import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS } from '../../src/tracking/click-writer';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
 import { makeClick } from './support';
 
@@ -73,4 +73,50 @@ describe('click writer statements', () => {
     expect(events.filter((event) => event.startsWith('copy'))).toEqual([`copy ${STATEMENT_ROWS}`, 'copy 7']);
     expect(events.indexOf(`copy ${STATEMENT_ROWS}`)).toBeLessThan(events.indexOf(`enrich ${STATEMENT_ROWS + 6}`));
   });
+});
+
+describe('click writer in process (the embedded store): requests get a turn between statements', () => {
+  /**
+   * PGlite runs a statement to its end on the event loop and resolves it without handing the
+   * loop back: a database that does the same, and a stand-in for requests (a task queued on
+   * the loop again and again) that marks each turn it gets.
+   */
+  async function statementsAndTurns(sideBySide: boolean) {
+    const events: string[] = [];
+    const db = {
+      kind: 'pglite',
+      copyFrom: async () => {
+        events.push('copy');
+      },
+    } as unknown as Db;
+    const writer = createClickWriter({
+      db,
+      enrich: (click) => click,
+      setAsidePath: join(mkdtempSync(join(tmpdir(), 'svc-writer-')), 'refused.jsonl'),
+      statementRows: EMBEDDED_STATEMENT_ROWS,
+      yieldEvery: 32,
+    });
+    let writing = true;
+    const requests = (async () => {
+      while (writing) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        events.push('turn');
+      }
+    })();
+    const batch = batchOf(8 * EMBEDDED_STATEMENT_ROWS);
+    await writer.write(batch.bytes, batch.count, { sideBySide });
+    writing = false;
+    await requests;
+    return events;
+  }
+
+  for (const sideBySide of [false, true]) {
+    test(sideBySide ? 'side by side' : 'one after another', async () => {
+      const events = await statementsAndTurns(sideBySide);
+      const copies = events.flatMap((event, at) => (event === 'copy' ? [at] : []));
+      expect(copies).toHaveLength(8);
+      // Eight statements of 32 rows hold the loop 1 to 2 ms each on PGlite: never two in a row.
+      for (let i = 1; i < copies.length; i++) expect(events.slice(copies[i - 1]! + 1, copies[i]!)).toContain('turn');
+    });
+  }
 });
