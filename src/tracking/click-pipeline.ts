@@ -74,6 +74,8 @@ export type ClickPipelineDeps = { db: Db; dataDir: string } & (
 
 /** Records per batch: several statements, run side by side. */
 const BATCH_ROWS = STATEMENT_ROWS * 4;
+/** A pipeline's journal lives here, under its data directory. */
+export const journalDirOf = (dataDir: string) => join(dataDir, 'journal');
 /** Where records the database refused are kept, one JSON line each, in the journal's directory. */
 export const SET_ASIDE_FILE = 'refused.jsonl';
 /** Clicks enriched between two yields to the event loop when the writer runs in process. */
@@ -107,7 +109,7 @@ export function createClickPipeline(
   const intervalMs = options.intervalMs ?? 100;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   const backlog = options.backlogLimit !== undefined ? fixedBacklogLimit(options.backlogLimit) : measuredBacklogLimit(DEFAULT_BACKLOG_LIMIT[deps.db.kind]);
-  const journalDir = join(deps.dataDir, 'journal');
+  const journalDir = journalDirOf(deps.dataDir);
   const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
   const setAsidePath = join(journalDir, SET_ASIDE_FILE);
   const writer = deps.writer

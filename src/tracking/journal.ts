@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquirePidLock } from '../shared/pid-lock';
@@ -239,6 +239,11 @@ export function parseLines<T>(bytes: Uint8Array, count: number): T[] {
     }
   }
   return records;
+}
+
+/** Whether `dir` holds a journal's segment files: only then has an earlier run left records to replay. */
+export function holdsSegments(dir: string): boolean {
+  return existsSync(dir) && readdirSync(dir).some((name) => SEGMENT_FILE.test(name));
 }
 
 /** The written part of a segment: up to the first zero byte (the preallocated, never written tail). */

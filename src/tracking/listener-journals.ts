@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClickPipeline } from './click-pipeline';
+import { journalDirOf, type ClickPipeline } from './click-pipeline';
+import { holdsSegments } from './journal';
 
 /** Tracking listener threads journal under `<DATA_DIR>/listeners/<index>/journal`, one directory each. */
 const LISTENERS_DIR = 'listeners';
@@ -15,12 +16,16 @@ export function listenerDataDir(dataDir: string, index: number): string {
  * whose deadline passed), at boot, before the node serves: as the main thread's own journal is.
  * A node restarted with fewer TRACKING_THREADS, or none, still owes Postgres every click those
  * threads answered, and every click stored before the first request is the promise either way.
+ * Directories whose journal holds no segment (every click written) are not opened.
  */
 export async function replayListenerJournals(dataDir: string, open: (dataDir: string) => ClickPipeline): Promise<void> {
   const root = join(dataDir, LISTENERS_DIR);
   if (!existsSync(root)) return;
   for (const name of readdirSync(root).sort()) {
     if (!/^[0-9]+$/.test(name)) continue;
+    // A journal with no segment owes nothing; opening it would write its 8 MiB spare segment
+    // only for the stop to delete it again.
+    if (!holdsSegments(journalDirOf(join(root, name)))) continue;
     const pipeline = open(join(root, name));
     await pipeline.start();
     await pipeline.stop();

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JournalBusy, openJournal } from '../../src/tracking/journal';
+import { holdsSegments, JournalBusy, openJournal } from '../../src/tracking/journal';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-journal-'));
 const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
@@ -80,6 +80,23 @@ describe('journal', () => {
     expect(segmentFiles(dir)).toHaveLength(1);
     await journal.close();
     expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  test('holdsSegments: a journal closed with records pending holds segments; one closed fully committed, or never opened, does not', async () => {
+    const pendingDir = freshDir();
+    const pending = openJournal<Rec>(pendingDir);
+    pending.append({ n: 1, text: 'kept' });
+    await pending.close();
+    expect(holdsSegments(pendingDir)).toBe(true);
+
+    const writtenDir = freshDir();
+    const written = openJournal<Rec>(writtenDir);
+    written.append({ n: 1, text: 'written' });
+    written.peek(10)!.commit();
+    await written.close();
+    expect(holdsSegments(writtenDir)).toBe(false);
+
+    expect(holdsSegments(join(freshDir(), 'journal'))).toBe(false);
   });
 
   test('a line cut short by a crash (no newline, zeros after it) is skipped on reopen', async () => {

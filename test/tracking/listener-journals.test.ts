@@ -1,14 +1,17 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClickPipeline } from '../../src/tracking/click-pipeline';
+import { journalDirOf, type ClickPipeline } from '../../src/tracking/click-pipeline';
 import { listenerDataDir, replayListenerJournals } from '../../src/tracking/listener-journals';
 
 describe('listener journals at boot', () => {
-  test('every listener directory is replayed and stopped in turn; other entries are left alone', async () => {
+  test('every listener journal holding segments is replayed and stopped in turn; other entries are left alone', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
-    for (const index of [0, 1, 7]) mkdirSync(join(listenerDataDir(dataDir, index), 'journal'), { recursive: true });
+    for (const index of [0, 1, 7]) {
+      mkdirSync(journalDirOf(listenerDataDir(dataDir, index)), { recursive: true });
+      writeFileSync(join(journalDirOf(listenerDataDir(dataDir, index)), 'segment-000000000003.jsonl'), '{"k":"c"}\n');
+    }
     mkdirSync(join(dataDir, 'listeners', 'not-a-listener'));
     const calls: string[] = [];
     const open = (dir: string): ClickPipeline => ({
@@ -22,6 +25,22 @@ describe('listener journals at boot', () => {
     });
     await replayListenerJournals(dataDir, open);
     expect(calls).toEqual([0, 1, 7].flatMap((index) => [`start ${listenerDataDir(dataDir, index)}`, `stop ${listenerDataDir(dataDir, index)}`]));
+  });
+
+  test('a listener journal with no segment (everything written) is not opened', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    // Thread 0 wrote everything at its last stop; thread 1 never journaled; thread 2 left a segment.
+    mkdirSync(journalDirOf(listenerDataDir(dataDir, 0)), { recursive: true });
+    writeFileSync(join(journalDirOf(listenerDataDir(dataDir, 0)), 'refused.jsonl'), '{}\n');
+    mkdirSync(listenerDataDir(dataDir, 1), { recursive: true });
+    mkdirSync(journalDirOf(listenerDataDir(dataDir, 2)), { recursive: true });
+    writeFileSync(join(journalDirOf(listenerDataDir(dataDir, 2)), 'segment-000000000001.jsonl'), '{"k":"c"}\n');
+    const opened: string[] = [];
+    await replayListenerJournals(dataDir, (dir) => {
+      opened.push(dir);
+      return { start: async () => {}, stop: async () => {} } as unknown as ClickPipeline;
+    });
+    expect(opened).toEqual([listenerDataDir(dataDir, 2)]);
   });
 
   test('a data directory without listener threads has nothing to replay', async () => {
