@@ -54,8 +54,8 @@ export interface Config {
   clickBacklog: number | undefined;
   /**
    * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
-   * port (src/tracking/listeners.ts). Postgres only; default: one per core beyond the first, at
-   * most DEFAULT_MAX_TRACKING_THREADS.
+   * port (src/tracking/listeners.ts). Postgres only; default: one per core beyond the first
+   * two, at most DEFAULT_MAX_TRACKING_THREADS (defaultTrackingThreads).
    */
   trackingThreads: number;
   /** The running build's version, reported by /api/health. */
@@ -65,8 +65,19 @@ export interface Config {
 /** The default TRACKING_THREADS stops here: each thread holds its own connections and click writer. */
 export const DEFAULT_MAX_TRACKING_THREADS = 3;
 
+/**
+ * Listener threads by default: one per core beyond the first two, so the event loops answering
+ * redirects leave a core to Postgres, the click writers, the mirror and whatever else the
+ * machine runs. Every busy loop beyond that shares a core with them: on 2 cores a second loop
+ * raised the saturated rate by a fifth and took the p99 from under 5 ms to about 7 ms, for a bare
+ * Bun.serve as for the service (docs/performance.md, run 25).
+ */
+export function defaultTrackingThreads(cores: number): number {
+  return Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, cores - 2));
+}
+
 function trackingThreads(value: string | undefined, databaseUrl: string | undefined): number {
-  if (value === undefined) return databaseUrl ? Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, navigator.hardwareConcurrency - 1)) : 0;
+  if (value === undefined) return databaseUrl ? defaultTrackingThreads(navigator.hardwareConcurrency) : 0;
   const threads = Number(value);
   if (threads > 0 && !databaseUrl) {
     throw new ConfigError('TRACKING_THREADS', `${threads} needs DATABASE_URL: the embedded store lives in the main thread, so only it can answer redirects`);

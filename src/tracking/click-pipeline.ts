@@ -6,6 +6,7 @@ import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
 import { openJournal, type Journal, type JournalOptions } from './journal';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from './tracking.model';
+import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './write-share';
 
 export type { Enrich } from './click-writer';
 
@@ -17,9 +18,10 @@ export type { Enrich } from './click-writer';
  * retrying a batch whose outcome is unknown, never duplicates a row.
  *
  * The batcher shares the machine with the redirects, so it gives way to them: while clicks
- * keep arriving it takes only a share of the time, a share that grows with the backlog. A burst
- * is absorbed by the journal on disk and written out as traffic allows; flush() and stop() do
- * not wait. The writing itself (click-writer.ts) runs on a thread of its own on Postgres, and
+ * keep arriving it takes only a share of the time, a share that grows with the backlog and
+ * that is nothing beside a busy loop until the backlog is half its limit (write-share.ts). A
+ * burst is absorbed by the journal on disk and written out as traffic allows; flush() and
+ * stop() do not wait. The writing itself (click-writer.ts) runs on a thread of its own on Postgres, and
  * on this event loop, cut into slices of about a millisecond, on the embedded store.
  */
 export interface ClickPipeline {
@@ -60,6 +62,11 @@ export interface ClickPipelineOptions {
    */
   backlogLimit?: number;
   journal?: JournalOptions;
+  /**
+   * How busy the event loop answering the redirects is. Default: this thread's CPU time, when
+   * the writer runs elsewhere; never busy when it runs on this loop (its own work would count).
+   */
+  loopMeter?: LoopMeter;
 }
 
 /**
@@ -81,12 +88,11 @@ export const SET_ASIDE_FILE = 'refused.jsonl';
 /** Clicks enriched between two yields to the event loop when the writer runs in process. */
 const ENRICH_SLICE = 32;
 /**
- * While clicks arrive, the batcher's share of the event loop's time: BASE_SHARE, growing with
- * the square of the backlog's fill to 1 at the backlog limit. A burst is answered first and
- * written a little behind it; a backlog near the limit is written at full speed, redirects
- * then slowing to what the database takes.
+ * While giving way, the batcher looks at its share again this often, so a rest ends when
+ * traffic stops or the backlog grows (a rest set at a small share would otherwise run on for
+ * seconds after the burst).
  */
-const BASE_SHARE = 0.1;
+const REST_STEP_MS = 50;
 /**
  * Backlog limits, in records (a few hundred bytes of journal each), per store, until the
  * writer's own rate is measured (backlog-limit.ts). A full-speed drain writes them within the
@@ -111,6 +117,7 @@ export function createClickPipeline(
   const backlog = options.backlogLimit !== undefined ? fixedBacklogLimit(options.backlogLimit) : measuredBacklogLimit(DEFAULT_BACKLOG_LIMIT[deps.db.kind]);
   const journalDir = journalDirOf(deps.dataDir);
   const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
+  const loop = options.loopMeter ?? (deps.writer ? threadLoopMeter() : idleLoopMeter);
   const setAsidePath = join(journalDir, SET_ASIDE_FILE);
   const writer = deps.writer
     ? deps.writer(setAsidePath)
@@ -154,28 +161,42 @@ export function createClickPipeline(
   /** The batcher's share of the time now: all of it unless clicks keep arriving and the backlog is short of the limit. */
   const share = (): number => {
     if (stopping || waiters.length > 0 || performance.now() - lastAppendAt > QUIET_AFTER_MS) return 1;
-    const fill = Math.min(1, journal.pending() / backlog.current());
-    return BASE_SHARE + (1 - BASE_SHARE) * fill * fill;
+    return writeShare(journal.pending() / backlog.current(), loop.busy());
   };
 
-  /** After a batch that took `spentMs`, rests so the batcher keeps to `share` while traffic flows. */
-  const giveWay = async (spentMs: number, share: number) => {
-    if (share >= 1) return;
-    await new Promise<void>((resolve) => {
-      const rest = setTimeout(resolve, spentMs * (1 / share - 1));
+  /** Waits `ms`; true when flush() or stop() cut the rest short. */
+  const rest = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
       wake = () => {
-        clearTimeout(rest);
-        resolve();
+        clearTimeout(timer);
+        resolve(true);
       };
-    });
-    wake = undefined;
+    }).finally(() => (wake = undefined));
+
+  /**
+   * After a batch that took `spentMs`, rests so the batcher keeps to its share while traffic
+   * flows: `spentMs * (1 / share - 1)` at the share of the moment, looked at again every
+   * REST_STEP_MS. A share of 0 rests until it is more.
+   */
+  const giveWay = async (spentMs: number) => {
+    const from = performance.now();
+    for (let now = share(); now < 1; now = share()) {
+      const restMs = now > 0 ? spentMs * (1 / now - 1) : Number.POSITIVE_INFINITY;
+      const left = restMs - (performance.now() - from);
+      if (left <= 0 || (await rest(Math.min(left, REST_STEP_MS)))) return;
+    }
   };
 
   /** One writer at a time: batches are committed in journal order. */
   const drain = (): Promise<void> => {
     running ??= (async () => {
       try {
-        for (let batch = journal.peekLines(BATCH_ROWS); batch; batch = journal.peekLines(BATCH_ROWS)) {
+        for (;;) {
+          // Beside a busy loop, nothing is written until the backlog is half its limit.
+          if (share() === 0) await giveWay(0);
+          const batch = journal.peekLines(BATCH_ROWS);
+          if (!batch) break;
           const started = performance.now();
           const now = share();
           const quiet = serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS);
@@ -189,7 +210,7 @@ export function createClickPipeline(
           retryAt = 0;
           lastError = undefined;
           settleWaiters();
-          await giveWay(performance.now() - started, now < 1 ? share() : 1);
+          await giveWay(performance.now() - started);
         }
       } catch (error) {
         lastError = error;
@@ -214,6 +235,7 @@ export function createClickPipeline(
   };
 
   const tick = () => {
+    loop.sample();
     if (journal.pending() > 0 && Date.now() >= retryAt) void drain();
   };
 

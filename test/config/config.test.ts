@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, loadConfig } from '../../src/config';
+import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { runBun } from '../support/process';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
@@ -29,9 +29,14 @@ describe('loadConfig: happy', () => {
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
   });
 
-  test('TRACKING_THREADS: on Postgres one per core beyond the first, at most 3; 0 turns them off; the embedded store refuses them', () => {
+  test('TRACKING_THREADS by default: one per core beyond the first two, at most 3', () => {
+    expect([1, 2, 3, 4, 5, 6, 64].map(defaultTrackingThreads)).toEqual([0, 0, 1, 2, 3, 3, 3]);
+    expect(DEFAULT_MAX_TRACKING_THREADS).toBe(3);
+  });
+
+  test('TRACKING_THREADS: on Postgres the default for this machine; 0 turns them off; the embedded store refuses them', () => {
     const postgresUrl = 'postgres://u@db.internal:5432/svc';
-    const expected = Math.min(DEFAULT_MAX_TRACKING_THREADS, navigator.hardwareConcurrency - 1);
+    const expected = Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, navigator.hardwareConcurrency - 2));
     expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl }).trackingThreads).toBe(expected);
     expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl, TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
     expect(loadConfig({ DATA_DIR: freshDir(), TRACKING_THREADS: '0' }).trackingThreads).toBe(0);

@@ -1,13 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Db } from '../../src/db/db';
 import { FLUSH_BUDGET_MS, MIN_BACKLOG_LIMIT, fixedBacklogLimit, measuredBacklogLimit } from '../../src/tracking/backlog-limit';
 import { createClickPipeline, DEFAULT_BACKLOG_LIMIT } from '../../src/tracking/click-pipeline';
-import type { ClickWriter } from '../../src/tracking/click-writer';
-import { makeClick } from './support';
+import { fakePostgres, freshDir, makeClick, timedWriter } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
 const BATCH = 512;
@@ -67,21 +62,6 @@ describe('the backlog limit, alone', () => {
   });
 });
 
-/** A writer that takes `ms` for every batch, whatever its size, and counts what it was given. */
-function timedWriter(ms: number) {
-  const written = { records: 0 };
-  const writer = (): ClickWriter => ({
-    write: async (_lines, count) => {
-      await Bun.sleep(ms);
-      written.records += count;
-    },
-    close: async () => {},
-  });
-  return { writer, written };
-}
-
-const fakePostgres = { kind: 'postgres' } as Db;
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-backlog-'));
 const ORG = '00000000-0000-4000-8000-000000000001';
 
 describe('the backlog limit in the click pipeline', () => {

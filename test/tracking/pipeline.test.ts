@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpHasher } from '../../src/shared/ip-hash';
 import { createClickPipeline, SET_ASIDE_FILE, type Enrich } from '../../src/tracking/click-pipeline';
@@ -8,9 +7,8 @@ import { createIngestion } from '../../src/tracking/enrich/ingest';
 import { JournalBusy } from '../../src/tracking/journal';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
-import { countRows, flakyDb, makeClick, makeImpression } from './support';
+import { countRows, flakyDb, freshDir, makeClick, makeImpression } from './support';
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));
 const segments = (dataDir: string) => readdirSync(join(dataDir, 'journal')).filter((name) => name.endsWith('.jsonl'));
 const ingestion = createIngestion({ ipHasher: createIpHasher('pipeline-test-secret-0123456789-0123456789') });
 const enrich: Enrich = (click) => ingestion.enrich(click);

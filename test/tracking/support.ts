@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
+import type { ClickWriter } from '../../src/tracking/click-writer';
 import { newId } from '../../src/shared/ids';
 import type { ClickRecord } from '../../src/tracking/click.model';
 import type { ImpressionRecord } from '../../src/tracking/tracking.model';
@@ -40,3 +44,21 @@ export async function countRows(db: Db, table: 'clicks' | 'impressions', orgId: 
   const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1`, [orgId]);
   return rows[0]!.n;
 }
+
+/** A writer that takes `ms` for every batch, whatever its size, and counts what it was given. */
+export function timedWriter(ms: number) {
+  const written = { records: 0, batches: 0 };
+  const writer = (): ClickWriter => ({
+    write: async (_lines, count) => {
+      await Bun.sleep(ms);
+      written.records += count;
+      written.batches++;
+    },
+    close: async () => {},
+  });
+  return { writer, written };
+}
+
+/** Enough of a Postgres Db for a pipeline whose writer is a stand-in: it picks the store's defaults. */
+export const fakePostgres = { kind: 'postgres' } as Db;
+export const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));
