@@ -15,10 +15,11 @@ describe('the batcher share, alone', () => {
     expect(writeShare(3, 0)).toBe(1);
   });
 
-  test('beside a busy loop: nothing below half the limit, then the square of the way from there, all of it at the limit', () => {
+  test('beside a busy loop: nothing below the knee, then the square of the way from there, all of it at the limit', () => {
+    expect(BUSY_KNEE).toBe(0.75);
     expect(writeShare(0, 1)).toBe(0);
     expect(writeShare(BUSY_KNEE, BUSY_LOOP)).toBe(0);
-    expect(writeShare(0.75, 0.9)).toBeCloseTo(0.25, 12);
+    expect(writeShare(0.875, 0.9)).toBeCloseTo(0.25, 12);
     expect(writeShare(1, 1)).toBe(1);
     expect(writeShare(2, 1)).toBe(1);
   });
@@ -108,15 +109,15 @@ describe('the click pipeline beside a busy loop', () => {
     return recorded;
   };
 
-  test('writes nothing while the backlog is under half its limit, writes once it passes, and writes the rest once traffic stops', async () => {
+  test('writes nothing while the backlog is under the knee, writes once it passes, and writes the rest once traffic stops', async () => {
     const { writer, written } = timedWriter(5);
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
     await pipeline.start();
-    // 20 clicks every 10 ms for 600 ms: about 1,200, under half the limit.
+    // 20 clicks every 10 ms for 600 ms: about 1,200, under the knee (3,000).
     let recorded = await arrive(pipeline, 600, 20);
     expect(recorded).toBeLessThan(LIMIT * BUSY_KNEE);
     expect(written.records).toBe(0);
-    // Past half the limit the batcher takes its share again.
+    // Past the knee the batcher takes its share again.
     recorded += await arrive(pipeline, 1200, 60);
     expect(recorded).toBeGreaterThan(LIMIT * BUSY_KNEE);
     expect(written.records).toBeGreaterThan(0);
@@ -143,9 +144,9 @@ describe('the click pipeline beside a busy loop', () => {
     const limit = 10_000;
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: limit, loopMeter: busyLoop });
     await pipeline.start();
-    // Past the knee by a batch and a little: once a batch is written the share is about 4e-4, so
-    // a 50 ms batch is followed by a rest of about two minutes.
-    let recorded = limit * BUSY_KNEE + 600;
+    // Past the knee by a batch (512) and a little: once a batch is written the share is about
+    // 5e-4, so a 50 ms batch is followed by a rest of about a minute and a half.
+    let recorded = limit * BUSY_KNEE + 540;
     for (let i = 0; i < recorded; i++) pipeline.recordClick(makeClick(ORG));
     recorded += await arrive(pipeline, 300, 1); // traffic goes on a little: a batch is written, the long rest begins
     expect(written.batches).toBe(1);
