@@ -69,8 +69,8 @@ export const DEFAULT_MAX_TRACKING_THREADS = 3;
  * Listener threads by default: one per core beyond the first two, so the event loops answering
  * redirects leave a core to Postgres, the click writers, the mirror and whatever else the
  * machine runs. Every busy loop beyond that shares a core with them: on 2 cores a second loop
- * raised the saturated rate by a fifth and took the p99 from under 5 ms to about 7 ms, for a bare
- * Bun.serve as for the service (docs/performance.md, run 25).
+ * raised the saturated rate by a fifth and the p99 from under 5 ms to about 7 ms (a bare
+ * Bun.serve's from 2.9 to 5.5 ms; docs/performance.md, run 25).
  */
 export function defaultTrackingThreads(cores: number): number {
   return Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, cores - 2));

@@ -20,10 +20,10 @@ export type { Enrich } from './click-writer';
  * The batcher shares the machine with the redirects, so it gives way to them: while clicks
  * keep arriving it takes only a share of the time, a share that grows with the backlog and
  * that is nothing beside a busy loop until the backlog is three quarters of its limit
- * (write-share.ts). A
- * burst is absorbed by the journal on disk and written out as traffic allows; flush() and
- * stop() do not wait. The writing itself (click-writer.ts) runs on a thread of its own on Postgres, and
- * on this event loop, cut into slices of about a millisecond, on the embedded store.
+ * (write-share.ts). A burst is absorbed by the journal on disk and written out as traffic
+ * allows; flush() and stop() do not wait. The writing itself (click-writer.ts) runs on a thread
+ * of its own on Postgres, and on this event loop, cut into slices of about a millisecond, on the
+ * embedded store.
  */
 export interface ClickPipeline {
   /** Journals a click; returns once it is in the journal file. Throws when it cannot be journaled. */

@@ -52,8 +52,8 @@ export interface LoopMeter {
 
 /**
  * Reads the calling thread's own CPU time (`process.threadCpuUsage`, about 0.25 µs a call), so
- * a listener thread's pipeline measures that thread's loop and not the process. Two readings
- * are averaged with the one before, so one quiet moment in a burst does not flip the rule.
+ * a listener thread's pipeline measures that thread's loop and not the process. Each reading is
+ * averaged with the one before, so one quiet moment in a burst does not flip the rule.
  */
 export function threadLoopMeter(cpuMicros: () => number = threadCpuMicros, now: () => number = () => performance.now()): LoopMeter {
   let lastCpu = cpuMicros();
