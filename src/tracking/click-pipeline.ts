@@ -176,9 +176,9 @@ export function createClickPipeline(
     }).finally(() => (wake = undefined));
 
   /**
-   * After a batch that took `spentMs`, rests so the batcher keeps to its share while traffic
-   * flows: `spentMs * (1 / share - 1)` at the share of the moment, looked at again every
-   * REST_STEP_MS. A share of 0 rests until it is more.
+   * Before the next batch, rests for one that took `spentMs`, so the batcher keeps to its share
+   * while traffic flows: `spentMs * (1 / share - 1)` at the share of the moment, looked at again
+   * every REST_STEP_MS. A share of 0 rests until it is more.
    */
   const giveWay = async (spentMs: number) => {
     const from = performance.now();
@@ -193,9 +193,10 @@ export function createClickPipeline(
   const drain = (): Promise<void> => {
     running ??= (async () => {
       try {
-        for (;;) {
-          // Beside a busy loop, nothing is written until the backlog nears its limit.
-          if (share() === 0) await giveWay(0);
+        for (let spentMs = 0; ; ) {
+          // The rest for the batch before (none before the first, unless the share is 0: beside
+          // a busy loop nothing is written until the backlog nears its limit).
+          await giveWay(spentMs);
           const batch = journal.peekLines(BATCH_ROWS);
           if (!batch) break;
           const started = performance.now();
@@ -211,7 +212,7 @@ export function createClickPipeline(
           retryAt = 0;
           lastError = undefined;
           settleWaiters();
-          await giveWay(performance.now() - started);
+          spentMs = performance.now() - started;
         }
       } catch (error) {
         lastError = error;
