@@ -26,8 +26,12 @@ export type { Enrich } from './click-writer';
  * embedded store.
  */
 export interface ClickPipeline {
-  /** Journals a click; returns once it is in the journal file. Throws when it cannot be journaled. */
-  recordClick(click: JournaledClick): void;
+  /**
+   * Journals a click, with the query string of its redirect when there is one (its parameters
+   * are captured when the click is written); returns once it is in the journal file. Throws when
+   * it cannot be journaled.
+   */
+  recordClick(click: JournaledClick, query?: string): void;
   recordImpression(impression: ImpressionRecord): void;
   /**
    * Writes everything journaled before the call to Postgres at full speed and resolves once it
@@ -242,7 +246,7 @@ export function createClickPipeline(
   };
 
   return {
-    recordClick: (click) => append({ k: 'c', r: click }),
+    recordClick: (click, query) => append(query ? { k: 'c', r: click, q: query } : { k: 'c', r: click }),
     recordImpression: (impression) => append({ k: 'i', r: impression }),
     flush,
     pending: () => journal.pending(),

@@ -4,7 +4,8 @@ import { isDataRefused } from '../db/errors';
 import { errorMessage } from '../shared/error-message';
 import type { ClickRecord } from './click.model';
 import { parseLines } from './journal';
-import { completeClick, type ImpressionRecord, type JournalEntry } from './tracking.model';
+import { capturedClick } from './click-query';
+import type { ImpressionRecord, JournalEntry } from './tracking.model';
 import { insertClicks, insertImpressions } from './tracking.repo';
 
 /**
@@ -72,7 +73,7 @@ async function writeBatch(deps: ClickWriterDeps, entries: JournalEntry[], sideBy
         enrichedSinceYield = 1;
         await yieldToRequests();
       }
-      clicks.push(enriched(deps.enrich, completeClick(entry.r)));
+      clicks.push(enriched(deps.enrich, capturedClick(entry)));
       // Side by side, a statement starts as soon as its records are enriched: the database
       // writes it while the next ones are enriched. One after another, nothing starts before
       // the batch is enriched, so the writer and the database never take two cores at once.

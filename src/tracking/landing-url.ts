@@ -159,20 +159,24 @@ export function formDecode(raw: string): string {
  * of a name wins. Values stay raw so the landing URL can be decoded layer by layer.
  */
 export function rawQuery(requestUrl: string): Map<string, string> {
-  const params = new Map<string, string>();
   const start = requestUrl.indexOf('?');
-  if (start < 0) return params;
+  if (start < 0) return new Map();
   const hashAt = requestUrl.indexOf('#', start);
-  const end = hashAt < 0 ? requestUrl.length : hashAt;
-  // Walked in place rather than split('&'): this runs on every click redirect.
-  for (let at = start + 1; at <= end; ) {
-    let next = requestUrl.indexOf('&', at);
-    if (next < 0 || next > end) next = end;
+  return parseQuery(requestUrl.slice(start + 1, hashAt < 0 ? requestUrl.length : hashAt));
+}
+
+/** A query string (what follows '?', without a fragment) as rawQuery reads it. */
+export function parseQuery(query: string): Map<string, string> {
+  const params = new Map<string, string>();
+  // Walked in place rather than split('&').
+  for (let at = 0; at <= query.length; ) {
+    let next = query.indexOf('&', at);
+    if (next < 0) next = query.length;
     if (next > at) {
-      const eq = requestUrl.indexOf('=', at);
+      const eq = query.indexOf('=', at);
       const hasValue = eq >= 0 && eq < next;
-      const name = formDecode(requestUrl.slice(at, hasValue ? eq : next));
-      if (!params.has(name)) params.set(name, hasValue ? requestUrl.slice(eq + 1, next) : '');
+      const name = formDecode(query.slice(at, hasValue ? eq : next));
+      if (!params.has(name)) params.set(name, hasValue ? query.slice(eq + 1, next) : '');
     }
     at = next + 1;
   }

@@ -78,7 +78,8 @@ export const IMPRESSION_LIMITS = { partnerLength: 64, valueLength: 256 } as cons
 
 /**
  * A click as the redirect journals it: only the fields that differ from CLICK_DEFAULTS, so the
- * line written before each 302 stays short and cheap to serialise. The batcher completes it.
+ * line written before each 302 stays short and cheap to serialise. The batcher completes it,
+ * with what the query string journaled beside it carries.
  */
 export type JournaledClick = Partial<ClickRecord> & Pick<ClickRecord, 'id' | 'org_id' | 'created_at' | 'next_hop_url'>;
 
@@ -95,8 +96,12 @@ export function completeClick(click: JournaledClick): ClickRecord {
   return { ...CLICK_DEFAULTS, ...click };
 }
 
-/** One line of the click journal: a click or an impression. */
-export type JournalEntry = { k: 'c'; r: JournaledClick } | { k: 'i'; r: ImpressionRecord };
+/**
+ * One line of the click journal: a click or an impression. A click's `q` is its redirect's query
+ * string as sent, whose parameters the batcher captures (click-query.ts); lines written before
+ * it existed carry them in `r`.
+ */
+export type JournalEntry = { k: 'c'; r: JournaledClick; q?: string } | { k: 'i'; r: ImpressionRecord };
 
 export const CLICK_COLUMNS = [
   'id', 'org_id', 'link_id', 'campaign_id', 'created_at', 'gclid', 'gbraid', 'wbraid', 'campaign_ext_id',

@@ -7,15 +7,13 @@ import type { GeoLookup } from './enrich/geo';
 import { parseIp } from './enrich/ip';
 import { parseUserAgent } from './enrich/user-agent';
 import type { ClickPipeline } from './click-pipeline';
+import { clickControls, decodedText, storable } from './click-query';
 import { formDecode, rawQuery, resolveLandingUrlCached, withClickId } from './landing-url';
 import type { CompiledLink, LinkCache } from './link-cache';
 import {
-  ALLOWED_VALUES,
   CAPTURE_LIMITS,
-  CAPTURED_PARAMS,
   FORCE_TRANSPARENT_PARAM,
   IMPRESSION_LIMITS,
-  LANDING_PARAMS,
   TRANSPARENT_GIF,
   type ImpressionRecord,
   type JournaledClick,
@@ -60,16 +58,14 @@ export function handleClick(deps: ClickDeps, slug: string, request: TrackingRequ
 
 function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingRequest): Response {
   if (!link || !link.serves) throw notFound('link not found');
-  const query = rawQuery(request.url);
-  const force = query.get(FORCE_TRANSPARENT_PARAM);
+  const { query, landingParam, landingRaw, force } = clickControls(request.url);
   if (force !== undefined && formDecode(force) !== 'true') {
     throw fieldError(FORCE_TRANSPARENT_PARAM, "the only allowed value is 'true'");
   }
-  const given = LANDING_PARAMS.find((name) => (query.get(name) ?? '') !== '');
   let landing: string;
-  if (given) {
-    const resolved = resolveLandingUrlCached(query.get(given)!);
-    if (!resolved.ok) throw fieldError(given, resolved.reason);
+  if (landingParam) {
+    const resolved = resolveLandingUrlCached(landingRaw);
+    if (!resolved.ok) throw fieldError(landingParam, resolved.reason);
     landing = resolved.url;
   } else if (force !== undefined) {
     throw fieldError('url', 'is required when force_transparent=true');
@@ -81,18 +77,24 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
 
   const clickId = newId();
   const location = withClickId(landing, clickId);
-  const click = captureClick(query, {
+  // Only what differs from CLICK_DEFAULTS, and the query string as sent: the batcher captures
+  // its parameters (click-query.ts), so the line journaled before each 302 is cheap to make.
+  const click: JournaledClick = {
     id: clickId,
-    link,
-    createdAt: isoTime(deps.clock),
-    nextHopUrl: location,
-    transparentParamPresent: given !== undefined,
-    forceTransparent: force !== undefined,
-    request,
-  });
+    org_id: link.orgId,
+    link_id: link.id,
+    created_at: isoTime(deps.clock),
+    next_hop_url: location,
+    ip: request.ip,
+  };
+  if (link.campaignId) click.campaign_id = link.campaignId;
+  if (landingParam) click.transparent_param_present = true;
+  if (force !== undefined) click.force_transparent = true;
+  if (request.userAgent) click.user_agent = request.userAgent.slice(0, CAPTURE_LIMITS.headerLength);
+  if (request.referer) click.referer = request.referer.slice(0, CAPTURE_LIMITS.headerLength);
   click.latency_ms = Math.round(performance.now() - request.arrival);
   try {
-    deps.clickPipeline.recordClick(click);
+    deps.clickPipeline.recordClick(click, query);
   } catch (error) {
     // Answering without a journaled click would break the promise that answered clicks are kept.
     console.error('click redirect: the click could not be journaled', error);
@@ -121,63 +123,6 @@ function isoTime(clock: Clock): string {
     lastIso = new Date(now).toISOString();
   }
   return lastIso;
-}
-
-function captureClick(
-  query: Map<string, string>,
-  c: { id: string; link: CompiledLink; createdAt: string; nextHopUrl: string; transparentParamPresent: boolean; forceTransparent: boolean; request: TrackingRequest },
-): JournaledClick {
-  // Only what differs from CLICK_DEFAULTS: enrichment fields are filled by the batcher.
-  const click: JournaledClick = {
-    id: c.id,
-    org_id: c.link.orgId,
-    link_id: c.link.id,
-    created_at: c.createdAt,
-    next_hop_url: c.nextHopUrl,
-    ip: c.request.ip,
-  };
-  if (c.link.campaignId) click.campaign_id = c.link.campaignId;
-  if (c.transparentParamPresent) click.transparent_param_present = true;
-  if (c.forceTransparent) click.force_transparent = true;
-  if (c.request.userAgent) click.user_agent = storable(c.request.userAgent).slice(0, CAPTURE_LIMITS.headerLength);
-  if (c.request.referer) click.referer = storable(c.request.referer).slice(0, CAPTURE_LIMITS.headerLength);
-  let extras: Record<string, string> | undefined;
-  let extraCount = 0;
-  query.forEach((raw, name) => {
-    if (Object.hasOwn(CAPTURED_PARAMS, name)) {
-      const param = name as keyof typeof CAPTURED_PARAMS;
-      const value = capturedValue(param, decodedText(raw));
-      if (value !== null) click[CAPTURED_PARAMS[param]] = value;
-    } else if (raw !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength && !isControlParam(name)) {
-      (extras ??= {})[storable(name)] = decodedText(raw).slice(0, CAPTURE_LIMITS.valueLength);
-      extraCount++;
-    }
-  });
-  if (extras) click.params = extras;
-  return click;
-}
-
-/**
- * Text as Postgres can store it: without U+0000, which no text or jsonb value may hold (a single
- * `%00` in a query string would otherwise make the click unstorable). Nothing else is changed.
- */
-function storable(text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '') : text;
-}
-
-/** A query value, form-decoded once, as it is stored. */
-const decodedText = (raw: string) => storable(formDecode(raw));
-
-function capturedValue(param: keyof typeof CAPTURED_PARAMS, value: string): string | null {
-  if (value === '') return null;
-  const allowed = ALLOWED_VALUES[param];
-  if (allowed) return allowed.has(value) ? value : null;
-  if (param === 'gclid') return value.length <= CAPTURE_LIMITS.gclidLength ? value : null;
-  return value.slice(0, CAPTURE_LIMITS.valueLength);
-}
-
-function isControlParam(name: string): boolean {
-  return name === FORCE_TRANSPARENT_PARAM || name === 'svc_click_id' || (LANDING_PARAMS as readonly string[]).includes(name);
 }
 
 export interface ImpressionDeps {
