@@ -1,5 +1,5 @@
 import type { ClickRecord } from './click.model';
-import { CLICK_ID_PARAM, formDecode, parseQuery } from './landing-url';
+import { CLICK_ID_PARAM, formDecode, parseQuery, queryOf } from './landing-url';
 import {
   ALLOWED_VALUES,
   CAPTURE_LIMITS,
@@ -37,28 +37,25 @@ const CONTROL_INDEX = new Map<string, number>([...LANDING_PARAMS.map((name, inde
 const MAX_CONTROL_NAME = Math.max(...[...CONTROL_INDEX.keys()].map((name) => name.length)) * 3;
 
 /**
- * The control parameters of a request URL, read as rawQuery would (names form-decoded, the
+ * The control parameters of a request URL, read as parseQuery would (names form-decoded, the
  * first occurrence of a name wins) without building a map of every parameter: this runs on
  * every click redirect.
  */
 export function clickControls(requestUrl: string): ClickControls {
-  const start = requestUrl.indexOf('?');
-  if (start < 0) return { query: '', landingParam: undefined, landingRaw: '', force: undefined };
-  const hashAt = requestUrl.indexOf('#', start);
-  const end = hashAt < 0 ? requestUrl.length : hashAt;
+  const query = queryOf(requestUrl);
   let seen = 0;
   let landing = FORCE_INDEX;
   let landingRaw = '';
   let force: string | undefined;
-  for (let at = start + 1; at <= end; ) {
-    let next = requestUrl.indexOf('&', at);
-    if (next < 0 || next > end) next = end;
-    let eq = requestUrl.indexOf('=', at);
+  for (let at = 0; at <= query.length; ) {
+    let next = query.indexOf('&', at);
+    if (next < 0) next = query.length;
+    let eq = query.indexOf('=', at);
     if (eq < 0 || eq > next) eq = next;
-    const index = eq - at <= MAX_CONTROL_NAME ? CONTROL_INDEX.get(formDecode(requestUrl.slice(at, eq))) : undefined;
+    const index = eq - at <= MAX_CONTROL_NAME ? CONTROL_INDEX.get(formDecode(query.slice(at, eq))) : undefined;
     if (index !== undefined && (seen & (1 << index)) === 0) {
       seen |= 1 << index;
-      const value = eq < next ? requestUrl.slice(eq + 1, next) : '';
+      const value = eq < next ? query.slice(eq + 1, next) : '';
       if (index === FORCE_INDEX) force = value;
       else if (value !== '' && index < landing) {
         landing = index;
@@ -67,7 +64,7 @@ export function clickControls(requestUrl: string): ClickControls {
     }
     at = next + 1;
   }
-  return { query: requestUrl.slice(start + 1, end), landingParam: landing < FORCE_INDEX ? LANDING_PARAMS[landing] : undefined, landingRaw, force };
+  return { query, landingParam: landing < FORCE_INDEX ? LANDING_PARAMS[landing] : undefined, landingRaw, force };
 }
 
 /**

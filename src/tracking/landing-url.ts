@@ -159,10 +159,15 @@ export function formDecode(raw: string): string {
  * of a name wins. Values stay raw so the landing URL can be decoded layer by layer.
  */
 export function rawQuery(requestUrl: string): Map<string, string> {
+  return parseQuery(queryOf(requestUrl));
+}
+
+/** The query string of a request URL: what follows '?', up to a '#' ('' when there is none). */
+export function queryOf(requestUrl: string): string {
   const start = requestUrl.indexOf('?');
-  if (start < 0) return new Map();
+  if (start < 0) return '';
   const hashAt = requestUrl.indexOf('#', start);
-  return parseQuery(requestUrl.slice(start + 1, hashAt < 0 ? requestUrl.length : hashAt));
+  return requestUrl.slice(start + 1, hashAt < 0 ? requestUrl.length : hashAt);
 }
 
 /** A query string (what follows '?', without a fragment) as rawQuery reads it. */
