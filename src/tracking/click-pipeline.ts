@@ -4,7 +4,7 @@ import { isHandleClosed } from '../db/errors';
 import { errorMessage } from '../shared/error-message';
 import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
-import { openJournal, type Journal, type JournalOptions } from './journal';
+import { openJournal, type Journal, type JournalBatch, type JournalOptions } from './journal';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from './tracking.model';
 import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './write-share';
 
@@ -84,6 +84,23 @@ export type ClickPipelineDeps = { db: Db; dataDir: string } & (
   | { writer: (setAsidePath: string) => ClickWriter; enrich?: undefined }
 );
 
+/** A batch handed to the writer and not yet committed from the journal. */
+interface InFlight {
+  batch: JournalBatch;
+  written: Promise<void>;
+  started: number;
+  /** Started at full speed with no record arriving: its time measures the writer's rate. */
+  quiet: boolean;
+}
+
+/**
+ * Batches handed to a writer on a thread of its own at once, at full speed: the thread enriches
+ * the next while the database writes the last, so neither waits on the other between batches
+ * (docs/performance.md, run 27). A writer on this event loop (the embedded store, one
+ * connection) writes everything in turn, so one there.
+ */
+export const THREAD_BATCHES_IN_FLIGHT = 2;
+
 /** Records per batch: several statements, run side by side. */
 const BATCH_ROWS = STATEMENT_ROWS * 4;
 /** A pipeline's journal lives here, under its data directory. */
@@ -124,6 +141,7 @@ export function createClickPipeline(
   const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
   const loop = options.loopMeter ?? (deps.writer ? threadLoopMeter() : idleLoopMeter);
   const setAsidePath = join(journalDir, SET_ASIDE_FILE);
+  const batchesInFlight = deps.writer ? THREAD_BATCHES_IN_FLIGHT : 1;
   const writer = deps.writer
     ? deps.writer(setAsidePath)
     : createClickWriter({
@@ -193,32 +211,52 @@ export function createClickPipeline(
     }
   };
 
-  /** One writer at a time: batches are committed in journal order. */
+  /**
+   * One drain at a time: batches are committed in journal order. At full speed, on a writer
+   * thread of its own, the next batch is already on its way while the database writes the last
+   * (inFlight); while giving way, one batch at a time, with a rest after it.
+   */
   const drain = (): Promise<void> => {
     running ??= (async () => {
+      const inFlight: InFlight[] = [];
       try {
-        for (let spentMs = 0; ; ) {
+        for (let spentMs = 0, lastCommitAt = 0; ; ) {
           // The rest for the batch before (none before the first, unless the share is 0: beside
           // a busy loop nothing is written until the backlog nears its limit).
           await giveWay(spentMs);
-          const batch = journal.peekLines(BATCH_ROWS);
-          if (!batch) break;
-          const started = performance.now();
           const now = share();
-          const quiet = serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS);
-          // While giving way, a batch's statements run one after another: side by side they
-          // would take every core the redirects need for as long as they run.
-          await writer.write(batch.bytes, batch.count, { sideBySide: now >= 1 });
-          batch.commit();
-          // The rate a shutdown flush gets: a full batch, at full speed, with nothing arriving before it.
-          if (quiet && batch.count === BATCH_ROWS) backlog.observe(batch.count, performance.now() - started);
+          for (let depth = now >= 1 ? batchesInFlight : 1; inFlight.length < depth; ) {
+            const batch = journal.readLines(BATCH_ROWS);
+            if (!batch) break;
+            // While giving way, a batch's statements run one after another: side by side they
+            // would take every core the redirects need for as long as they run.
+            const started = performance.now();
+            const written = writer.write(batch.bytes, batch.count, { sideBySide: now >= 1 });
+            written.catch(() => {}); // awaited in turn below; a later batch's failure waits for it
+            inFlight.push({ batch, written, started, quiet: serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS) });
+          }
+          const head = inFlight.shift();
+          if (!head) break;
+          await head.written;
+          head.batch.commit();
+          const committedAt = performance.now();
+          // The rate a shutdown flush gets: full batches, at full speed, with nothing arriving
+          // before them. With batches in flight, a batch's share of the time is from the commit
+          // before (or its start, when later) to its own commit.
+          if (head.quiet && head.batch.count === BATCH_ROWS) backlog.observe(head.batch.count, committedAt - Math.max(head.started, lastCommitAt));
+          lastCommitAt = committedAt;
           retryDelay = 0;
           retryAt = 0;
           lastError = undefined;
           settleWaiters();
-          spentMs = performance.now() - started;
+          spentMs = committedAt - head.started;
         }
       } catch (error) {
+        // The batches after the failed one may still be running: a retry must not race them.
+        // Their records are read again from the oldest uncommitted one; what they did write is
+        // skipped by the idempotent insert.
+        await Promise.allSettled(inFlight.map((batch) => batch.written));
+        journal.rewind();
         lastError = error;
         retryDelay = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, retryDelay * 2));
         retryAt = Date.now() + retryDelay;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { holdsSegments, JournalBusy, openJournal } from '../../src/tracking/journal';
+import { holdsSegments, JournalBusy, openJournal, parseLines } from '../../src/tracking/journal';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-journal-'));
 const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
@@ -80,6 +80,36 @@ describe('journal', () => {
     expect(segmentFiles(dir)).toHaveLength(1);
     await journal.close();
     expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  test('readLines reads ahead of what is committed, across segments; commits go in reading order; rewind reads again from the oldest uncommitted', async () => {
+    const dir = freshDir();
+    const journal = openJournal<Rec>(dir, { segmentBytes: 450 }); // three records a segment
+    for (let n = 0; n < 7; n++) journal.append({ n, text: 'x'.repeat(60) });
+    const numbers = (batch: { bytes: Uint8Array; count: number } | null) => (batch ? parseLines<Rec>(batch.bytes, batch.count).map((record) => record.n) : null);
+    const first = journal.readLines(2)!;
+    const second = journal.readLines(2)!;
+    const third = journal.readLines(2)!;
+    expect([numbers(first), numbers(second), numbers(third)]).toEqual([[0, 1], [2], [3, 4]]);
+    // Read is not done: nothing is committed until the batches are, and only in order.
+    expect(journal.pending()).toBe(7);
+    expect(() => second.commit()).toThrow('journal: commit out of order');
+    expect(() => third.commit()).toThrow('journal: commit out of order'); // a later segment's
+    first.commit();
+    second.commit();
+    expect(journal.pending()).toBe(4);
+    expect(segmentFiles(dir)).toHaveLength(2); // the first segment, all committed, is gone
+    // A failed write of the third batch: reading starts again at record 3.
+    journal.rewind();
+    const again = journal.readLines(10)!;
+    expect(numbers(again)).toEqual([3, 4, 5]);
+    expect(() => third.commit()).not.toThrow(); // the same records, from the same place
+    expect(() => again.commit()).toThrow('journal: commit out of order');
+    expect(numbers(journal.readLines(10))).toEqual([6]);
+    expect(journal.readLines(10)).toBeNull();
+    // peek always starts at the oldest uncommitted record.
+    expect(journal.peek(10)!.records.map((record) => record.n)).toEqual([5]);
+    await journal.close();
   });
 
   test('holdsSegments: a journal closed with records pending holds segments; one closed fully committed, or never opened, does not', async () => {

@@ -45,14 +45,22 @@ export async function countRows(db: Db, table: 'clicks' | 'impressions', orgId: 
   return rows[0]!.n;
 }
 
-/** A writer that takes `ms` for every batch, whatever its size, and counts what it was given. */
+/**
+ * A writer that takes `ms` for every batch, whatever its size, one batch at a time however many
+ * it is handed at once (a writer whose rate is fixed), and counts what it was given.
+ */
 export function timedWriter(ms: number) {
   const written = { records: 0, batches: 0 };
+  let previous: Promise<unknown> = Promise.resolve();
   const writer = (): ClickWriter => ({
-    write: async (_lines, count) => {
-      await Bun.sleep(ms);
-      written.records += count;
-      written.batches++;
+    write: (_lines, count) => {
+      const done = previous.then(async () => {
+        await Bun.sleep(ms);
+        written.records += count;
+        written.batches++;
+      });
+      previous = done;
+      return done;
     },
     close: async () => {},
   });
