@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createClickPipeline, THREAD_BATCHES_IN_FLIGHT } from '../../src/tracking/click-pipeline';
+import { createClickPipeline, THREAD_BATCHES_IN_FLIGHT, type ClickPipeline } from '../../src/tracking/click-pipeline';
 import type { ClickWriter } from '../../src/tracking/click-writer';
 import { parseLines } from '../../src/tracking/journal';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
@@ -49,6 +49,14 @@ const timesWritten = (calls: Call[]) => {
   return times;
 };
 
+/** Journals `count` clicks; their ids, in order. */
+const recordClicks = (pipeline: ClickPipeline, count: number) =>
+  Array.from({ length: count }, () => {
+    const click = makeClick(ORG);
+    pipeline.recordClick(click);
+    return click.id;
+  });
+
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   for (const deadline = performance.now() + timeoutMs; !condition(); await Bun.sleep(10)) {
     if (performance.now() > deadline) throw new Error('timed out');
@@ -61,11 +69,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     const { writer, calls, maxActive } = scriptedWriter((n) => (n % 2 === 1 ? 40 : 5));
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 60_000, batchSize: 100_000 });
     await pipeline.start();
-    const ids = Array.from({ length: 10 * BATCH + 7 }, () => {
-      const click = makeClick(ORG);
-      pipeline.recordClick(click);
-      return click.id;
-    });
+    const ids = recordClicks(pipeline, 10 * BATCH + 7);
     await pipeline.flush();
     expect(pipeline.pending()).toBe(0);
     expect(maxActive()).toBe(THREAD_BATCHES_IN_FLIGHT);
@@ -79,11 +83,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     const { writer, calls } = scriptedWriter(() => 10, (n) => n === 2);
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 20, batchSize: 100_000 });
     await pipeline.start();
-    const ids = Array.from({ length: 4 * BATCH }, () => {
-      const click = makeClick(ORG);
-      pipeline.recordClick(click);
-      return click.id;
-    });
+    const ids = recordClicks(pipeline, 4 * BATCH);
     expect(await pipeline.flush().then(() => 'resolved', (error: Error) => error.message)).toBe('write 2 failed');
     // The timer retries once the backoff has passed.
     await until(() => pipeline.pending() === 0);
@@ -101,11 +101,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     const { writer, calls } = scriptedWriter((n) => (n === 2 ? 300 : 5), (n) => n === 1);
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 20, batchSize: 100_000 });
     await pipeline.start();
-    const ids = Array.from({ length: 3 * BATCH }, () => {
-      const click = makeClick(ORG);
-      pipeline.recordClick(click);
-      return click.id;
-    });
+    const ids = recordClicks(pipeline, 3 * BATCH);
     await pipeline.flush().catch(() => {});
     await until(() => pipeline.pending() === 0);
     expect(calls[0]!.ids).toEqual(ids.slice(0, BATCH));
