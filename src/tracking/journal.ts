@@ -252,7 +252,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
 }
 
 /**
- * The records of `count` JSON lines (UTF-8, as peekLines gives them). JSON text never holds a raw
+ * The records of `count` JSON lines (UTF-8, as readLines gives them). JSON text never holds a raw
  * newline, so the lines joined by commas are one JSON array: one parse for the whole batch. Only
  * when that fails (a damaged line) are they parsed one by one, skipping what cannot be read.
  */
