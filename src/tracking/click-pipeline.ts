@@ -224,14 +224,14 @@ export function createClickPipeline(
           // The rest for the batch before (none before the first, unless the share is 0: beside
           // a busy loop nothing is written until the backlog nears its limit).
           await giveWay(spentMs);
-          const now = share();
-          for (let depth = now >= 1 ? batchesInFlight : 1; inFlight.length < depth; ) {
+          const fullSpeed = share() >= 1;
+          for (let depth = fullSpeed ? batchesInFlight : 1; inFlight.length < depth; ) {
             const batch = journal.readLines(BATCH_ROWS);
             if (!batch) break;
             // While giving way, a batch's statements run one after another: side by side they
             // would take every core the redirects need for as long as they run.
             const started = performance.now();
-            const written = writer.write(batch.bytes, batch.count, { sideBySide: now >= 1 });
+            const written = writer.write(batch.bytes, batch.count, { sideBySide: fullSpeed });
             written.catch(() => {}); // awaited in turn below; a later batch's failure waits for it
             inFlight.push({ batch, written, started, quiet: serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS) });
           }
