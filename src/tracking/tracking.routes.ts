@@ -5,6 +5,7 @@ import { HttpError } from '../http/errors';
 import { jsonResponse } from '../http/http.plugin';
 import type { Config } from '../config';
 import type { Services } from '../services';
+import { answerBatch } from './answer-batch';
 import { openGeoDatabase } from './enrich/geo';
 import { ClickParams, ImpressionParams } from './tracking.model';
 import { handleClick, handleImpression } from './tracking.service';
@@ -87,18 +88,20 @@ function settle(answer: () => Answer): Response | Promise<Response> {
  * GET /c/{slug} and GET /i/{campaign} as Bun's own routes: the redirect is the hot path of
  * every ad click, and going straight from Bun's router to the handler skips the per-request
  * hooks of the app (rate limits and body limits do not apply to these GETs: spec, Limits).
- * Same handlers, same headers and error bodies as the in-app routes; tests cover both.
+ * Same handlers, same headers and error bodies as the in-app routes; tests cover both. The
+ * answers of one turn of the event loop are sent together (answer-batch.ts).
  */
 export function nativeTrackingRoutes(deps: TrackingDeps) {
   const handlers = trackingHandlers(deps);
+  const batched = answerBatch();
   return {
     '/c/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: Server<undefined>) =>
-        settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address)),
+        batched(settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/i/:campaign': {
       GET: (request: Request & { params: { campaign: string } }, server: Server<undefined>) =>
-        settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address)),
+        batched(settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address))),
     },
   };
 }

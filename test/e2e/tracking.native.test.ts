@@ -39,6 +39,32 @@ describe('tracking routes on the real server', () => {
     expect(await response.text()).toBe('');
   });
 
+  test('clicks arriving together are answered together, each with its own Location, status and body', async () => {
+    // More than one batch of answers (answer-batch.ts), with failures among the redirects.
+    const pages = Array.from({ length: 150 }, (_, i) => i);
+    const answers = await Promise.all(
+      pages.map((i) =>
+        i % 10 === 9
+          ? fetch(`${server.url}/c/no-such-slug-${i}`, { redirect: 'manual' })
+          : fetch(`${server.url}/c/${slug}?url=${encodeURIComponent(`https://shop.example.com/page-${i}`)}`, { redirect: 'manual' }),
+      ),
+    );
+    const clickIds = new Set<string>();
+    for (const [i, response] of answers.entries()) {
+      if (i % 10 === 9) {
+        expect(response.status).toBe(404);
+        expect(await response.json()).toEqual({ error: 'link not found' });
+        continue;
+      }
+      expect(response.status).toBe(302);
+      const location = new URL(response.headers.get('location')!);
+      expect(location.pathname).toBe(`/page-${i}`);
+      clickIds.add(location.searchParams.get('svc_click_id')!);
+      expect(await response.text()).toBe('');
+    }
+    expect(clickIds.size).toBe(135);
+  });
+
   test('an unknown slug answers the JSON 404 with the security headers', async () => {
     const response = await fetch(`${server.url}/c/no-such-slug-here`, { redirect: 'manual' });
     expect(response.status).toBe(404);
