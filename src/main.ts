@@ -7,7 +7,7 @@ import { EmbeddedStoreBusy } from './db/embedded-lock';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';
 import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
-import { SOCKET_BODY_BACKSTOP_BYTES } from './http/http.plugin';
+import { SERVE_OPTIONS } from './http/serve-options';
 import { createServices } from './services';
 import { startTrackingListeners, type TrackingListeners } from './tracking/listeners';
 import { nativeTrackingRoutes } from './tracking/tracking.routes';
@@ -63,7 +63,7 @@ async function main() {
     server = Bun.serve({
       port: config.port,
       reusePort: sharesPort,
-      maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
+      ...SERVE_OPTIONS,
       // The click redirect and the pixel go straight from Bun's router to their handlers.
       routes: nativeTrackingRoutes(services),
       fetch: (request) => app.fetch(request),

@@ -1,6 +1,7 @@
 import type { Server } from 'bun';
 import { constantTimeEqual, randomToken } from '../auth/secrets';
-import { jsonResponse, SOCKET_BODY_BACKSTOP_BYTES } from './http.plugin';
+import { jsonResponse } from './http.plugin';
+import { SERVE_OPTIONS } from './serve-options';
 
 /**
  * How a tracking listener thread (src/tracking/listeners.ts) hands the requests it does not
@@ -42,7 +43,7 @@ export function startForwardReceiver(app: { fetch: Fetch }): ForwardReceiver {
   const receiver = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
+    ...SERVE_OPTIONS,
     fetch(request) {
       const given = request.headers.get(FORWARD_TOKEN_HEADER);
       if (given === null || !constantTimeEqual(given, token)) return jsonResponse(403, { error: 'forbidden' });

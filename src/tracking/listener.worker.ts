@@ -7,7 +7,7 @@
 import type { Server } from 'bun';
 import { openPostgres } from '../db/postgres';
 import { forwardTo } from '../http/forwarding';
-import { SOCKET_BODY_BACKSTOP_BYTES } from '../http/http.plugin';
+import { SERVE_OPTIONS } from '../http/serve-options';
 import { linkChangeSubscribers } from '../links/link-changes';
 import { errorMessage } from '../shared/error-message';
 import { systemClock } from '../shared/ids';
@@ -43,7 +43,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
     server = Bun.serve({
       port: config.port,
       reusePort: true,
-      maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
+      ...SERVE_OPTIONS,
       routes: { ...routes, '/c/:slug': { GET: handOverWhenUnavailable(routes['/c/:slug'].GET, toMainThread) } },
       fetch: toMainThread,
     });
