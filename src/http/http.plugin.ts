@@ -55,6 +55,16 @@ function compileRoutes(routes: readonly { method: string; path: string }[]): Rou
   });
 }
 
+/**
+ * The answer to an error nobody expected: its cause goes to the log under `what`, and the
+ * client gets the bare 500, never internals. The app, the tracking routes and the sockets'
+ * own backstop (serve-options.ts) all answer it this way.
+ */
+export function internalError(what: string, cause: unknown, headers: Record<string, string> = {}): Response {
+  console.error(what, cause);
+  return jsonResponse(500, { error: 'internal error' }, headers);
+}
+
 /** A JSON answer with the security headers: every error body leaves through here. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -159,9 +169,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
           if (isUnstorableText(error)) {
             return jsonResponse(400, { error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } }, cors);
           }
-          // The cause goes to the log only: a 500 body never carries internals.
-          console.error('unhandled error', request.method, pathOf(request.url), error);
-          return jsonResponse(500, { error: 'internal error' }, cors);
+          return internalError(`unhandled error: ${request.method} ${pathOf(request.url)}`, error, cors);
       }
     });
 }

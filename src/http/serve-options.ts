@@ -1,4 +1,4 @@
-import { jsonResponse, SOCKET_BODY_BACKSTOP_BYTES } from './http.plugin';
+import { internalError, SOCKET_BODY_BACKSTOP_BYTES } from './http.plugin';
 
 /**
  * What every socket the service listens on shares (the main server, the tracking listener
@@ -13,8 +13,5 @@ import { jsonResponse, SOCKET_BODY_BACKSTOP_BYTES } from './http.plugin';
 export const SERVE_OPTIONS = {
   development: false,
   maxRequestBodySize: SOCKET_BODY_BACKSTOP_BYTES,
-  error(error: Error): Response {
-    console.error('http: unhandled error', error);
-    return jsonResponse(500, { error: 'internal error' });
-  },
+  error: (error: Error): Response => internalError('http: unhandled error', error),
 } as const;

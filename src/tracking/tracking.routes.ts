@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { Server } from 'bun';
 import { clientIp } from '../http/client-ip';
 import { HttpError } from '../http/errors';
-import { jsonResponse } from '../http/http.plugin';
+import { internalError, jsonResponse } from '../http/http.plugin';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { answerBatch } from './answer-batch';
@@ -70,8 +70,7 @@ export function trackingRoutes(deps: TrackingDeps) {
 
 function failure(error: unknown): Response {
   if (error instanceof HttpError) return jsonResponse(error.status, error.body, error.headers);
-  console.error('tracking: unhandled error', error);
-  return jsonResponse(500, { error: 'internal error' });
+  return internalError('tracking: unhandled error', error);
 }
 
 /** The handlers' answers carry the app's security headers themselves; failures get the app's error bodies. */
