@@ -8,9 +8,9 @@
  *   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 32), BENCH_CLICKS (default 1000000);
  *   CLICK_BACKLOG and MIRROR_INTERVAL_MS are passed through to the server (service-settings.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 import { throwawayDatabase } from './throwaway-database';
 import { createMirror } from '../src/analytics/mirror';
@@ -41,7 +41,7 @@ const clickId = (i: number) => `bench${String(i).padStart(8, '0')}`;
 
 async function wrk(url: string, apiKey: string, seconds: number): Promise<WrkResult> {
   if (!Bun.which('wrk')) throw new Error('this benchmark needs wrk (apt-get install wrk)');
-  const script = join(mkdtempSync(join(tmpdir(), 'svc-bench-conv-')), 'conversions.lua');
+  const script = join(scratchDir('wrk'), 'conversions.lua');
   writeFileSync(
     script,
     `local tid = 0
@@ -103,7 +103,7 @@ async function main() {
     if (clickId(CLICKS) !== (await db.query<{ id: string }>('SELECT max(id) AS id FROM clicks'))[0]!.id) throw new Error('seeding failed');
     // A running node's DuckDB mirror is caught up; copy the seeded clicks now so the measured
     // run sees only the steady-state copying of new conversions, not a million-row backfill.
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-data-'));
+    const dataDir = scratchDir('service');
     const mirrorStarted = performance.now();
     const mirror = await createMirror({ db, path: join(dataDir, 'analytics.duckdb'), intervalMs: 0 });
     await mirror.catchUp();

@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDir } from './scratch-dir';
 
 /** One SDK install call of the load mix: where it comes from and what it carries. */
 export interface Profile {
@@ -36,7 +36,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 const luaString = (value: string) => `"${value.replace(/[^A-Za-z0-9_.:-]/g, '')}"`;
 
 async function runWrk(options: LoadOptions): Promise<LoadResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const dir = scratchDir('wrk');
   const script = join(dir, 'install.lua');
   const profiles = options.profiles.map((p) => `{${luaString(p.ip)}, ${p.clickId ? luaString(p.clickId) : 'nil'}}`).join(',\n');
   writeFileSync(

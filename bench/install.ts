@@ -10,8 +10,6 @@
  */
 import postgres from 'postgres';
 import { throwawayDatabase } from './throwaway-database';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { generateSdkKey } from '../src/auth/sdk-keys';
@@ -19,6 +17,7 @@ import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
 import { createIpHasher } from '../src/shared/ip-hash';
 import { runLoad, type LoadResult, type Profile } from './install-load';
+import { scratchDir } from './scratch-dir';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -117,7 +116,7 @@ async function startServer(databaseUrl: string) {
       HOME: process.env.HOME ?? '/tmp',
       PORT: String(port),
       DATABASE_URL: databaseUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-data-')),
+      DATA_DIR: scratchDir('service'),
       SESSION_SECRET: SECRET,
       TRUST_PROXY: '1',
       RATE_LIMIT: 'off',

@@ -7,8 +7,7 @@
  * from Postgres in 5000-row keyset pages with every column as text, which any copy pays before
  * DuckDB sees a byte. Prints one JSON line; `ratio` is mirror time over reference time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { scratchDir } from './scratch-dir';
 import { join } from 'node:path';
 import { throwawayDatabase } from './throwaway-database';
 import { createMirror } from '../src/analytics/mirror';
@@ -64,7 +63,7 @@ for (;;) {
 }
 const referenceMs = performance.now() - referenceStart;
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-bench-mirror-'));
+const dir = scratchDir('mirror');
 const mirror = await createMirror({ db, path: join(dir, 'analytics.duckdb'), tables: ['clicks'], intervalMs: 0, batchSize: BATCH });
 const mirrorStart = performance.now();
 const copied = await mirror.catchUp();
@@ -75,7 +74,6 @@ const plan = await db.query<Record<string, string>>(
 );
 await mirror.stop();
 await drop();
-rmSync(dir, { recursive: true, force: true });
 
 console.log(JSON.stringify({
   bench: 'mirror',

@@ -16,13 +16,13 @@
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { ADMIN_URL, throwawayDatabase, type ThrowawayDatabase } from './throwaway-database';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/e2e/link-over-http';
 import { freePort, startServer } from '../test/support/server';
+import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -64,7 +64,7 @@ end
 
 async function drive(url: string, seconds: number): Promise<Load> {
   if (existsSync(WRK)) {
-    const script = join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'count.lua');
+    const script = join(scratchDir('wrk'), 'count.lua');
     writeFileSync(script, WRK_SCRIPT);
     const proc = Bun.spawn([WRK, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-H', `User-Agent: ${USER_AGENT}`, '-s', script, url], { stdout: 'pipe', stderr: 'pipe' });
     const out = await new Response(proc.stdout).text();
@@ -146,7 +146,7 @@ async function service(databaseUrl: string | undefined) {
   const env: Record<string, string> = { PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   Object.assign(env, serviceSettingsFromEnv());
-  const server = await startServer(env, { timeoutMs: 120_000 });
+  const server = await startServer(env, { dataDir: scratchDir('service'), timeoutMs: 120_000 });
   let load: Load;
   let linkId: string;
   let drainSeconds = 0;
@@ -178,6 +178,7 @@ async function service(databaseUrl: string | undefined) {
     await db.close();
   }
   if (stored < load.redirects) console.error(`bench: fewer clicks stored than answered; server output:\n${server.output().slice(-3000)}`);
+  removeScratch(server.dataDir);
   return { load, stored, drainSeconds, settleSeconds };
 }
 
