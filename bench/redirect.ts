@@ -62,10 +62,19 @@ function done(summary, latency, requests)
 end
 `;
 
+/** The Lua script's file, written once for every wrk run of this bench. */
+let wrkScriptPath: string | undefined;
+function wrkScript(): string {
+  if (!wrkScriptPath) {
+    wrkScriptPath = join(scratchDir('wrk'), 'count.lua');
+    writeFileSync(wrkScriptPath, WRK_SCRIPT);
+  }
+  return wrkScriptPath;
+}
+
 async function drive(url: string, seconds: number): Promise<Load> {
   if (existsSync(WRK)) {
-    const script = join(scratchDir('wrk'), 'count.lua');
-    writeFileSync(script, WRK_SCRIPT);
+    const script = wrkScript();
     const proc = Bun.spawn([WRK, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-H', `User-Agent: ${USER_AGENT}`, '-s', script, url], { stdout: 'pipe', stderr: 'pipe' });
     const out = await new Response(proc.stdout).text();
     await proc.exited;
