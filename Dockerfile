@@ -15,14 +15,13 @@ ARG BUN_IMAGE=oven/bun:1
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/patch-postgres-driver.mjs scripts/
-# Production dependencies only: the runtime image brings its own Bun, so the `bun` npm package
-# (a dev dependency) is not needed, and no production dependency has an install script
-# (a new one that needs it shows "hasInstallScript": true in package-lock.json). Scripts are
-# off, so the project's own postinstall step, the Postgres driver fix (docs/operations.md),
-# runs explicitly.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && node scripts/patch-postgres-driver.mjs
+COPY patches/ patches/
+# Scripts off: no production dependency has one (a new one shows "hasInstallScript": true in
+# package-lock.json). The project's postinstall, the driver fix in patches/ (docs/operations.md),
+# runs explicitly with patch-package, a dev dependency pruned with the others afterwards.
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && node_modules/.bin/patch-package --error-on-fail --error-on-warn \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${BUN_IMAGE} AS runtime
 WORKDIR /app

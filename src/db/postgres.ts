@@ -64,7 +64,7 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
       try {
         const stream = await reserved.unsafe(copyStatement(table, columns, 'STDIN')).writable();
         // The stream finishes once Postgres confirms the COPY; an error it reports fails the stream
-        // (scripts/patch-postgres-driver.mjs makes the driver do so for one after the last byte too).
+        // (patches/postgres+3.4.9.patch makes the driver do so for one after the last byte too).
         await new Promise<void>((resolve, reject) => {
           stream.on('error', reject);
           stream.on('finish', resolve);

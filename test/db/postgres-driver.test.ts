@@ -3,7 +3,8 @@ import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
 
 /*
- * scripts/patch-postgres-driver.mjs (run after every install) fixes two of the driver's hangs:
+ * patches/postgres+3.4.9.patch, applied at install, fixes two of the driver's hangs (its header
+ * names the upstream reports):
  * - after a connection was cut mid-statement, a statement that needs a new connection while
  *   Postgres refuses it at startup used to wait, with the driver reconnecting ~100 times a
  *   second, until Postgres accepted again;
