@@ -72,10 +72,9 @@ async function seed(url: string) {
     return [`impm${String(n).padStart(22, '0')}`, orgId, `cmp${(n % 50) + 1}`, hasher.ipDay(impressionIp(n), at), hasher.household(impressionIp(n)), at.toISOString()];
   });
   await db.bulkInsert('impressions', ['id', 'org_id', 'campaign_id', 'ip_day_hash', 'household_hash', 'created_at'], rows);
-  // The seeded rows stand for weeks of history, which autovacuum has long since visited: VACUUM
-  // sets their hint bits and visibility map as it would have. Without it every install's reads
-  // would be the first to touch a just-loaded page, dirtying it to set hint bits, and the run
-  // would measure the bulk load's aftermath (this machine's Postgres runs with autovacuum off).
+  // The seeded rows stand for weeks of history autovacuum has long since visited: without VACUUM,
+  // every install's reads would dirty just-loaded pages to set hint bits, and the run would
+  // measure the bulk load's aftermath.
   await db.exec('VACUUM ANALYZE');
   // And the load's gigabyte is written out now, not by a checkpoint in the middle of the run.
   await db.exec('CHECKPOINT');

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 
 /**
  * Every file a bench run makes lives under one temporary directory, removed when the run ends
- * (also on Ctrl-C). The embedded target of bench:redirect alone leaves over a gigabyte; kept, it
- * fills the disk over a series of runs, and its dirty pages are written back during the next
- * run's measurement.
+ * (also on Ctrl-C): kept, a run's stores fill the disk, and their dirty pages are written back
+ * during the next run's measurement.
  */
 const root = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const removeRoot = () => rmSync(root, { recursive: true, force: true });

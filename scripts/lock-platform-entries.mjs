@@ -1,15 +1,9 @@
 #!/usr/bin/env node
-// Adds the package-lock.json entries of platform-specific optional binaries that a package
-// declares but the lock file lacks (for example @duckdb/node-bindings-darwin-arm64 when the
-// lock was written where the registry could not serve the other platforms' builds).
-// Without them `npm ci` stops with "Missing: <package> from lock file" on every platform.
-//
-// Each added entry names the version the parent pins plus the os/cpu/libc read from the
-// package name's platform suffix, and is optional, so npm skips it wherever it does not
-// apply and fetches it by version (integrity recorded on first install) where it does.
-//
-//   node scripts/lock-platform-entries.mjs          # rewrite package-lock.json
-//   node scripts/lock-platform-entries.mjs --check  # exit 1 if entries are missing
+// Adds the package-lock.json entries of platform-specific optional binaries a package declares
+// but the lock lacks, without which `npm ci` stops with "Missing: <package> from lock file". Each
+// pins the parent's version, with os/cpu/libc from the name's suffix, and is optional, so npm
+// skips it where it does not apply.
+//   node scripts/lock-platform-entries.mjs [--check]  # rewrite package-lock.json, or exit 1 if entries are missing
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const LOCK = new URL('../package-lock.json', import.meta.url);

@@ -1,10 +1,9 @@
 /**
  * npm run bots:refresh [-- --dry-run] [-- --force]
  *
- * Downloads the search engines' published crawler IP ranges (Google, Bing, Apple, DuckDuckGo)
- * and rewrites src/tracking/enrich/bot-ranges/*.json. A download replaces a file only when it
- * validates; a failed source leaves the shipped snapshot in place and makes the exit code 1.
- * Running servers read the files at start, so restart them after a refresh.
+ * Downloads the search engines' published crawler IP ranges into src/tracking/enrich/bot-ranges/*.json,
+ * replacing a file only with a download that validates; a failed source keeps the shipped snapshot and
+ * makes the exit code 1. Servers read the files at start: restart them after a refresh.
  */
 import { refreshBotRanges } from '../src/tracking/enrich/refresh';
 

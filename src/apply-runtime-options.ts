@@ -1,9 +1,8 @@
 /**
  * Imported first by main.ts, for its side effect: a process started without the engine options
- * of runtime-options.ts is replaced by itself with them set (same pid, so signals, `kill -9` and
- * a container's PID 1 are unchanged). It is evaluated before any other module of the server,
- * so the first image runs none of the server's code; it has only loaded main.ts's imports, which
- * an ES module graph does before evaluating any of it (70 to 230 ms of boot, measured).
+ * of runtime-options.ts is replaced by itself with them set (same pid, so signals and a
+ * container's PID 1 are unchanged). Evaluated before any other module, so the first image runs
+ * none of the server's code.
  */
 import { missingRuntimeOptions, sameCommandLine } from './runtime-options';
 

@@ -54,8 +54,7 @@ export interface Config {
   clickBacklog: number | undefined;
   /**
    * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
-   * port (src/tracking/listeners.ts). Postgres only; default: one per core beyond the first
-   * two, at most DEFAULT_MAX_TRACKING_THREADS (defaultTrackingThreads).
+   * port (src/tracking/listeners.ts). Postgres only; default: defaultTrackingThreads.
    */
   trackingThreads: number;
   /** The running build's version, reported by /api/health. */
@@ -67,10 +66,8 @@ export const DEFAULT_MAX_TRACKING_THREADS = 3;
 
 /**
  * Listener threads by default: one per core beyond the first two, so the event loops answering
- * redirects leave a core to Postgres, the click writers, the mirror and whatever else the
- * machine runs. Every busy loop beyond that shares a core with them: on 2 cores a second loop
- * raised the saturated rate by a fifth and the p99 from under 5 ms to about 7 ms (a bare
- * Bun.serve's from 2.9 to 5.5 ms; docs/performance.md, run 25).
+ * redirects leave a core to Postgres, the click writers and the mirror; a busy loop beyond that
+ * shares a core with them (docs/tracking.md, "Listener threads").
  */
 export function defaultTrackingThreads(cores: number): number {
   return Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, cores - 2));
@@ -93,13 +90,10 @@ export class ConfigError extends Error {
 
 const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', 'package.json'), 'utf8')).version;
 
-/**
- * Parses the environment once. A bad value throws a ConfigError that names the variable,
- * so the process stops at boot instead of misbehaving later.
- */
 /** Variables whose values may carry a secret (a password inside a URL counts). */
 const SECRET_VARIABLES = new Set(['SESSION_SECRET', 'INGEST_SECRET', 'DATABASE_URL', 'REDIS_URL']);
 
+/** Parses the environment once; a bad value throws a ConfigError naming the variable, so boot fails fast. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked: Record<string, string> = {};
   for (const key of Object.keys(Environment.properties)) {
@@ -168,9 +162,8 @@ function httpUrl(variable: string, value: string): string {
 
 /**
  * A secret generated on first boot and kept under DATA_DIR, so the embedded default needs no
- * setup. It is written whole to a private temporary file and then hard-linked into place:
- * link() fails with EEXIST if another process won the race, and then that process's secret is
- * read, so every process on one DATA_DIR agrees and nobody reads a half-written file.
+ * setup. Written to a private temporary file, then hard-linked into place: on EEXIST another
+ * process won the race and its secret is read, so every process on one DATA_DIR agrees.
  */
 function persistentSecret(dataDir: string, name: string): string {
   const file = join(dataDir, name);

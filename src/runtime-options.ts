@@ -1,18 +1,8 @@
 /**
- * Engine options the server runs with. JavaScriptCore reads its options from `BUN_JSC_*`
- * environment variables once, as the process starts, so main.ts applies a missing one by
- * replacing the process with itself (`execve`: same pid, same arguments, same descriptors) with
- * the variable set, before anything else loads (apply-runtime-options.ts). Whatever the launcher
- * (npm start, `bun src/main.ts`, the container, a test), the server runs the same way.
- *
- * - `BUN_JSC_numberOfGCMarkers=1`: the collector marks on the thread that collects instead of
- *   waking helper threads. With every core busy (redirects on each event loop, the database
- *   beside them) a collection waited for its helpers to be scheduled, so collections that marked
- *   a few hundred kilobytes paused an event loop for 2 to 15 ms (docs/performance.md, run 24).
- *
- * An operator who sets a variable keeps their value (for `BUN_JSC_numberOfGCMarkers`, 4 lets
- * JavaScriptCore mark in parallel again); where `execve` is missing (Windows) the server runs
- * with the engine's defaults.
+ * Engine options the server runs with, whatever the launcher. JavaScriptCore reads `BUN_JSC_*`
+ * once, at process start, so main.ts sets a missing one by replacing the process with itself
+ * (apply-runtime-options.ts). `BUN_JSC_numberOfGCMarkers=1`: a collection never waits for helper
+ * threads on busy cores. An operator's own value wins (docs/operations.md, "Start and stop").
  */
 export const RUNTIME_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_numberOfGCMarkers: '1' };
 

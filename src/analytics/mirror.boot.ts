@@ -6,10 +6,8 @@ import { createMirror, type Mirror } from './mirror';
 import { createMirrorThread } from './mirror.thread';
 
 /**
- * The node's mirror, started: DATA_DIR/analytics.duckdb unless `path` says otherwise
- * (':memory:' in tests), copying every MIRROR_INTERVAL_MS (0: only on catchUp()).
- * On Postgres it runs on a thread of its own with its own connection; on PGlite, whose
- * database lives in this thread's memory, it runs here.
+ * The node's mirror, started: DATA_DIR/analytics.duckdb unless `path` says otherwise, copying
+ * every MIRROR_INTERVAL_MS (0: only on catchUp()); on a thread of its own on Postgres, here on PGlite.
  */
 export async function startMirror(
   config: Pick<Config, 'dataDir' | 'mirrorIntervalMs' | 'databaseUrl'>,

@@ -35,14 +35,9 @@ export const CURSOR_TXID = 'mirror_cursor_txid';
 export const CURSOR_SEQ = 'mirror_cursor_seq';
 
 /**
- * The lowest transaction id that may still add rows here: the oldest transaction of this
- * database still running, else the snapshot's xmax. Everything below it has finished, so no
- * row can later appear behind a cursor that stays below it. It must come from the statement's
- * own snapshot (pg_current_snapshot() is the active one), the one that decides which rows the
- * statement sees. A running transaction is skipped only when pg_stat_activity places it in
- * another database (xids are cluster-wide, its rows cannot be in this table); an unknown one
- * holds the horizon back, which delays the copy but never loses a row. As a scalar subquery it
- * is computed once, so the (_txid, _seq) index bounds the scan.
+ * The lowest transaction id that may still add rows here, from the statement's own snapshot: no
+ * row can later appear below it (docs/analytics-mirror.md, "Why no row is ever skipped"). A
+ * scalar subquery, computed once, so the (_txid, _seq) index bounds the scan.
  */
 const HORIZON = `SELECT coalesce(
            (SELECT min(x) FROM pg_snapshot_xip(snap) AS x
@@ -61,9 +56,9 @@ interface PgColumnRow {
 const q = (name: string) => `"${assertIdentifier(name)}"`;
 
 /**
- * DuckDB type and the two conversions for one information_schema column. Dates and timestamps
- * go through to_json, which is ISO 8601 whatever the server's DateStyle; an unknown type is kept
- * as its text. Numbers out of DECIMAL range (or NaN) arrive as NULL rather than stall the mirror.
+ * DuckDB type and the two conversions for one information_schema column: dates go through to_json
+ * (ISO 8601 whatever the DateStyle), an unknown type stays text, and a number out of DECIMAL range
+ * (or NaN) arrives as NULL rather than stall the mirror.
  */
 export function mapColumn(column: PgColumnRow): MirrorColumn {
   const name = assertIdentifier(column.column_name);
@@ -116,10 +111,8 @@ export function mapColumn(column: PgColumnRow): MirrorColumn {
 const NARROW_DECIMAL_WIDTH = 18;
 
 /**
- * Text to DECIMAL(width, scale), NULL when it does not fit. Parsing text into a 128-bit DECIMAL
- * costs DuckDB about eight times what a 64-bit one does (14 ms against 1.8 ms for 5,000 rows), and
- * almost every amount fits in 64 bits, so a wide column is tried narrow first and parsed wide only
- * where that fails. Both round the same way to the same scale (a property test holds them equal).
+ * Text to DECIMAL(width, scale), NULL when it does not fit. A wide column is parsed narrow first and
+ * wide only where that fails: the 128-bit parse is far slower, and amounts almost always fit.
  */
 export function decimalCast(quoted: string, width: number, scale: number): string {
   const wide = `TRY_CAST(${quoted} AS DECIMAL(${width},${scale}))`;
@@ -152,11 +145,8 @@ export async function describeTable(pg: Queryable, table: string): Promise<Mirro
     name: table,
     columns,
     // The cursor goes out as text under other names: ORDER BY would otherwise sort the text aliases.
-    // The next $3 rows after the cursor are read in index order first, and the horizon filters
-    // them after: rows are ordered by txid, so what passes is the same prefix the one query would
-    // give. With the horizon in the same WHERE the planner cannot tell how many rows pass it and
-    // read every row after the cursor (a bitmap scan, then a sort) for each batch, so catching
-    // up on a backlog cost the square of its size.
+    // The rows after the cursor are read in index order first and the horizon filters them after:
+    // in the same WHERE the planner reads every row after the cursor for each batch (docs/analytics-mirror.md).
     selectBatch: `SELECT t._txid::text AS ${CURSOR_TXID}, t._seq::text AS ${CURSOR_SEQ}, ${columns.map((c) => `${c.pgText} AS ${q(c.name)}`).join(', ')}
         FROM (SELECT * FROM ${q(table)}
                WHERE (_txid, _seq) > ($1::xid8, $2::bigint)

@@ -17,9 +17,8 @@ const BUSY_POLL_MS = 200;
 const STOP_WAIT_MS = 15_000;
 
 /**
- * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface.
- * Used on Postgres, where the thread can open its own connection; PGlite lives inside the
- * main thread's memory, so there the mirror runs in-process.
+ * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface, used on
+ * Postgres; PGlite lives inside the main thread's memory, so there the mirror runs in-process.
  */
 export async function createMirrorThread({ busy, log = console.error, ...init }: MirrorThreadOptions): Promise<Mirror> {
   const worker = new Worker(new URL('./mirror.worker.ts', import.meta.url).href);

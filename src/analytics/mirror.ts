@@ -42,9 +42,8 @@ export interface MirrorOptions {
   batchSize?: number;
   log?: (message: string, error?: unknown) => void;
   /**
-   * True while the node's ingest has a backlog (a burst of clicks). Interval rounds wait for
-   * it to clear, for at most MAX_DEFERRAL_MS, so copying never competes with answering
-   * redirects during a burst yet analytics never fall more than that behind. catchUp() ignores it.
+   * True while the node's ingest has a backlog (a burst of clicks): interval rounds wait for it
+   * to clear, for at most MAX_DEFERRAL_MS, so copying never competes with a burst. catchUp() ignores it.
    */
   busy?: () => boolean;
   /** The longest interval rounds wait for `busy` to clear; default 30 s. */
@@ -136,11 +135,9 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
     }
     deferredSince = undefined;
     try {
-      // An interval round gives way as soon as a burst starts; catchUp() always runs to the end,
-      // and so does a round that has waited the longest deferral: under load that never lets
-      // up, the mirror still catches up fully at least that often. Either ends at a stop, whose
-      // own last round keeps to the stop's budget: a round started just before a stop once copied
-      // a whole burst's clicks after the node's deadline had passed (docs/performance.md, run 26).
+      // An interval round gives way as soon as a burst starts; catchUp() and a round that waited
+      // the longest deferral run to the end, so the mirror still catches up under endless load.
+      // Every round ends at a stop, whose own last round keeps to the stop's budget.
       await enqueue(busy() ? () => !stopped : () => !stopped && !busy());
       if (lastFailure !== undefined) log('analytics mirror: recovered');
       lastFailure = undefined;

@@ -21,12 +21,9 @@ export const PLATFORMS = [
 export type Platform = (typeof PLATFORMS)[number];
 
 /**
- * Attribution windows and switches, stored in apps.settings (jsonb) and read by the attribution
- * waterfall (src/attribution/attribution.model.ts). Every key is optional: an absent key means
- * the waterfall's default, and a window of 0 switches its tier off. The upper bounds follow
- * what mobile measurement partners offer, so a typo (7000 hours) is refused instead of silently
- * widening a window. Extend this table (and docs/management-api.md) to add a setting; unknown
- * keys answer 400.
+ * Attribution windows and switches, stored in apps.settings and read by the waterfall: an absent
+ * key means the default, a window of 0 switches its tier off, and bounds refuse typos (7000 hours).
+ * A new setting goes here and in docs/management-api.md; unknown keys answer 400.
  */
 export const SETTING_RANGES = {
   click_lookback_days: { min: 0, max: 30 },

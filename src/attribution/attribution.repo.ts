@@ -4,7 +4,7 @@ import type { ClickTouch, ImpressionTouch } from './attribution.model';
 /**
  * The reads of the waterfall. Every one is scoped to the app's organization, counts only clicks
  * without a drop reason, and bounds time on both sides so the (org, key, created_at DESC)
- * indexes answer it (docs/performance.md, "Install").
+ * indexes answer it.
  */
 
 export interface TimeRange {

@@ -3,15 +3,10 @@ import { createTtlCache } from '../shared/ttl-cache';
 import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type LiveApiKey } from './api-keys';
 
 /**
- * A node's memory of keys it has recently found live, for the write routes that re-check the
- * key in the same statement that writes (conversions: see conversions.repo.ts). Such a route
- * skips one database round trip per request, and a key revoked on any node still writes
- * nothing: the statement finds it revoked and the request answers 401. Routes that read, or
- * write without that re-check, authenticate against the database on every request.
- *
- * Only keys found live are kept; a wrong or unknown key always goes to the database, so a
- * flood of bad keys cannot fill the cache. The presented secret is compared with the stored
- * digest in constant time on every request, cached or not.
+ * A node's memory of keys it recently found live, only for write routes that re-check the key in
+ * the statement that writes (conversions.repo.ts), so a key revoked on any node still writes
+ * nothing. Only live keys are kept, so a flood of bad keys cannot fill it; the secret is compared
+ * with the stored digest in constant time on every request.
  */
 export interface ApiKeyCache {
   authenticate(presented: string | undefined | null): Promise<ApiKeyPrincipal | null>;

@@ -28,18 +28,9 @@ function queryParam(url: string, name: string): string | undefined {
 }
 
 /**
- * Route options that authenticate the caller before validation-free work begins:
- *   { apiKey: true }           Authorization: Bearer svc_live_...      -> `principal` {keyId, orgId}
- *   { apiKey: 'header-or-query' }  also ?api_key= (postback URLs only)
- *   { writeKey: true | 'header-or-query' }  the same, from the node's key cache: ONLY for
- *                              routes whose writes re-check the key in the same statement
- *                              (src/auth/api-key-cache.ts)
- *   { sdkKey: true }           X-SDK-Key or ?sdk_key=                   -> `sdkApp`
- *   { session: true }          svc_session cookie                      -> `session` {userId, orgId}
- * A missing, wrong or revoked credential answers 401 {"error":"unauthorized"}.
- * Elysia keeps one instance of a named plugin per app: whichever module registers `auth` first
- * supplies every module's macros, so every module passes the same services (AuthDeps requires
- * the caches), never a partial set.
+ * Route options that authenticate the caller or answer 401: `apiKey` and `writeKey` (the node's cache,
+ * only where writes re-check the key) -> `principal`, `sdkKey` -> `sdkApp`, `session` -> `session`.
+ * Elysia keeps one `auth` instance per app, so every module passes the same full services.
  */
 export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
   const presentedApiKey = (request: Request, mode: true | 'header-or-query') =>

@@ -4,13 +4,10 @@ import { sha256Hex } from './secrets';
 import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
 
 /**
- * A node's memory of the apps behind SDK keys, so an install or event does not spend a
- * database round trip on its key. SDK keys are public by design (they ship inside app
- * binaries) and are never revoked; what can change is the app's settings (attribution windows,
- * reattribution_days), so an entry lives a few seconds: a PATCH to an app reaches every node's
- * SDK endpoints within that time. Only keys that name an app are kept; unknown keys always go to
- * the database and cannot fill the cache. Entries are found by the key's SHA-256, a value the
- * caller cannot steer, as the database index is.
+ * A node's memory of the apps behind SDK keys, so an install or event spends no round trip on its
+ * key. SDK keys are public and never revoked, but an app's settings change, so an entry lives a
+ * few seconds. Only keys naming an app are kept; entries are found by the key's SHA-256, a value
+ * the caller cannot steer.
  */
 export interface SdkKeyCache {
   authenticate(presented: string | undefined | null): Promise<SdkApp | null>;

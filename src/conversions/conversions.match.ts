@@ -4,10 +4,9 @@ import type { Clock } from '../shared/ids';
 import { findAttributableClick, findLatestClickByGclid, type MatchedClick } from './conversions.repo';
 
 /**
- * How long a conversion waits for a click that is still in the redirect pipeline. The click id
- * is a ULID minted when the redirect was answered, so its time says how fresh the click is;
- * only fresh ones are worth waiting for. The pipeline flushes well under a second while
- * Postgres is up; whatever misses this wait is caught by the late matcher.
+ * How long a conversion waits for a click still in the redirect pipeline. The click id is a ULID
+ * minted at the redirect, so its time says whether the click is fresh enough to wait for; what
+ * misses the wait is caught by the late matcher.
  */
 export interface MatchTiming {
   /** A click id younger than this may still be on its way to Postgres. */

@@ -56,20 +56,9 @@ export interface SavedConversion {
 }
 
 /*
- * How a stored conversion's audit row and outbound postbacks are written, in the same
- * statement as the conversion (one transaction, one round trip):
- * - insert it, or - when the organization already has this order_id + event - update value and
- *   currency of the stored one (a value left out keeps the stored one); the unique index makes
- *   concurrent repeats safe, and `created` tells which path ran;
- * - record who wrote it in audit_log (as src/auth/audit.ts does);
- * - when it is new, queue one postback_deliveries row (the outbox, src/postbacks/) for every
- *   live destination of the organization that wants this event. A delivery id is the
- *   conversion id plus the destination's ordinal: unique, and sorted by time like the rest.
- * Every statement writes only while the API key that sent the conversion is still live, so a
- * key revoked a moment ago (on any node) writes nothing, even when its caller authenticated
- * from a node's key cache.
- * The CTE `ready` must supply: n, id, org_id, event_name, source, api_key_id, audit_id, value,
- * currency, order_id, gclid, click_id, campaign_id, matched.
+ * Stores the rows of the CTE `ready` (n, id, org_id, event_name, source, api_key_id, audit_id, value,
+ * currency, order_id, gclid, click_id, campaign_id, matched): insert or update on order_id + event, the
+ * audit row, and a new conversion's outbox rows (docs/conversions.md, "What one conversion writes").
  */
 const STORE_READY = `
 saved AS (
@@ -198,14 +187,9 @@ const unmatchedSince1 = (alias: string) =>
   `NOT ${alias}.matched AND (${alias}.click_id IS NOT NULL OR ${alias}.gclid IS NOT NULL) AND ${alias}.created_at > $1`;
 
 /*
- * The late matcher's two statements ($1: the oldest conversion still waiting). Candidates come
- * from conversions_unmatched_idx (sql/0030); each looks up its click by primary key (LATERAL
- * ... LIMIT 1). The updated row `c` is held to the same predicate as the candidate `u`, which
- * changes nothing about which rows match but lets the planner reach `c` through that index
- * too. Without statistics (PGlite never gathers them; on Postgres a table that grew in a burst
- * waits for autovacuum) the planner guesses many candidates, and would otherwise hash-join
- * them against a sequential scan of every conversion ever stored, every two seconds: 137 ms
- * a pass at 400,000 conversions, against 0.1 ms (test/conversions/late-match-plans.test.ts).
+ * The late matcher's two statements ($1: the oldest conversion still waiting). The updated row `c`
+ * is held to the candidate's predicate too, which changes no match but lets a planner without
+ * statistics reach it through conversions_unmatched_idx instead of scanning every conversion.
  */
 export const LATE_MATCH_BY_CLICK_ID = `UPDATE conversions c SET matched = true, campaign_id = m.campaign_id, updated_at = now()
    FROM (SELECT u.id, k.campaign_id

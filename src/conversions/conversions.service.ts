@@ -67,12 +67,9 @@ export function parsePostbackQuery(query: PostbackQuery): ConversionInput {
 }
 
 /**
- * Stores a conversion: match its click (same organization only), then insert - or, for a
- * repeated order_id + event, update value and currency - with its audit row and its outbound
- * postbacks atomically. Outbound postbacks are queued only when the conversion is new.
- * A click id that names a stored click takes the group-committed hot path; anything else
- * (a click still in the pipeline, a gclid, no match) is matched and stored on its own.
- * Every write checks that the API key is still live, so a revoked key stores nothing (401).
+ * Stores a conversion with its audit row and, when new, its outbound postbacks, atomically. A
+ * click id naming a stored click takes the group-committed hot path; anything else is matched and
+ * stored on its own. A revoked API key stores nothing (401) (docs/conversions.md).
  */
 export async function recordConversion(
   deps: ConversionsDeps,

@@ -36,11 +36,9 @@ export function rowProblems(rows: readonly CostRow[]): Record<string, string[]> 
 }
 
 /**
- * Imports daily costs: the whole batch is checked first (one bad row writes nothing), then, in
- * one transaction, each row is resolved to a campaign of the caller's organization - by
- * campaign_id when given, else by campaign_external_id - and upserted on campaign + day.
- * Rows naming an unknown campaign are skipped. When one batch names the same campaign-day
- * twice, the later row wins and it counts once.
+ * Imports daily costs: the whole batch is checked first (one bad row writes nothing), then each
+ * row is upserted on campaign + day in one transaction; unknown campaigns are skipped, and a
+ * campaign-day named twice counts once, the later row winning (docs/costs.md).
  */
 export async function importCosts({ db }: { db: Db }, principal: ApiKeyPrincipal, rows: readonly CostRow[]): Promise<CostsResult> {
   const problems = rowProblems(rows);

@@ -1,12 +1,8 @@
 /**
  * Rows in the text format of `COPY ... FROM STDIN`: one line a row, values in `columns` order
- * separated by tabs, NULL as `\N`, and the four characters the format gives a meaning to
- * (backslash, tab, newline, carriage return) escaped. Postgres reads this with less work per value
- * than a JSON recordset or bound parameters (docs/performance.md, "Writing clicks with COPY").
- *
- * A value is written as its text: booleans as t or f, numbers in JavaScript's own notation
- * (which Postgres parses for integer and numeric columns), Dates as ISO 8601, and objects (a
- * jsonb column) as JSON. Undefined is NULL, like a field a JSON recordset leaves out.
+ * separated by tabs, NULL as `\N`, backslash, tab, newline and carriage return escaped. Booleans
+ * are t or f, numbers in JavaScript's notation, Dates ISO 8601, objects (jsonb) JSON; undefined is
+ * NULL, like a field a JSON recordset leaves out.
  */
 export function copyText(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
   let text = '';

@@ -3,11 +3,9 @@ export type Row = Record<string, unknown>;
 
 export interface QueryOptions {
   /**
-   * Plan the statement on every call instead of reusing a plan cached on the connection. For
-   * statements on tables that start empty and grow fast (installs, conversions): a plan cached
-   * while the table held a page or two is a sequential scan, and Postgres keeps it until the
-   * table is next analyzed, which with autovacuum off or lagging may be never. On Postgres
-   * such statements run on connections set to `plan_cache_mode = force_custom_plan`.
+   * Plan on every call, for tables that start empty and grow fast: a plan cached while the table
+   * was tiny is a sequential scan, kept until the next analyze. On Postgres such statements run
+   * on connections set to `plan_cache_mode = force_custom_plan`.
    */
   planEachCall?: boolean;
 }

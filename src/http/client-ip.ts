@@ -1,11 +1,9 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The client's address. Without trusted proxies it is the socket peer and X-Forwarded-For is
- * ignored (anyone can send that header). With `trustProxy` = N hops, each proxy appended the
- * address it saw, so the client is the N-th entry from the right: entries further left were
- * written by the client itself and prove nothing. `true` means one hop.
- * Without a socket (in-process tests) and without a trusted header the answer is '0.0.0.0'.
+ * The client's address: the socket peer, or with `trustProxy` = N hops (`true` is one) the N-th
+ * X-Forwarded-For entry from the right; entries further left were written by the client and prove
+ * nothing. Without a socket (in-process tests) or a trusted header: '0.0.0.0'.
  */
 export function clientIp(request: Request, socketIp: string | undefined, trustProxy: number | boolean): string {
   const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;

@@ -4,16 +4,10 @@ import { jsonResponse } from './http.plugin';
 import { SERVE_OPTIONS } from './serve-options';
 
 /**
- * How a tracking listener thread (src/tracking/listeners.ts) hands the requests it does not
- * answer itself, everything but GET /c and GET /i, to the main thread's app. The kernel spreads
- * a port's connections over every thread listening on it, so any request may reach a listener;
- * the listener forwards it over a loopback connection to a receiver the main thread runs for it.
- *
- * The receiver listens on 127.0.0.1 on a port of the system's choosing and takes only requests
- * that carry this boot's token (32 random characters, compared in constant time). The listener
- * also sends the peer address it saw, which the app then reads through `server.requestIP()` as
- * it would on its own socket, so client IPs, rate limits and TRUST_PROXY work as before. A client
- * cannot set either header: the listener overwrites both, and the public socket never reads them.
+ * How a tracking listener thread hands the requests it does not answer (all but GET /c and GET /i)
+ * to the main thread's app: over loopback, to a receiver on 127.0.0.1 that takes only this boot's
+ * token, with the peer address the thread saw, which the app reads through `server.requestIP()`.
+ * The listener overwrites both headers, so a client can set neither (docs/tracking.md).
  */
 export const FORWARD_TOKEN_HEADER = 'x-svc-forward-token';
 export const FORWARD_PEER_HEADER = 'x-svc-forward-peer';

@@ -13,10 +13,8 @@ export const SECURITY_HEADERS = {
 } as const;
 
 /**
- * 5 MiB: 5000 cost or impression rows (the largest batches the spec allows) fit in about
- * 1.5 MiB of JSON, so this leaves room for verbose fields while refusing abuse early.
- * Declared lengths above it are refused before a byte is read; chunked bodies are cut off
- * as soon as they pass it.
+ * Room for the largest batches the spec allows, verbose fields included. A declared length above
+ * it is refused before a byte is read; a chunked body is cut off as soon as it passes it.
  */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -104,10 +102,8 @@ export interface HttpDeps {
 }
 
 /**
- * The cross-cutting HTTP rules: security headers on every response, the spec's error bodies,
- * 404/405, body size limit, CORS for browser-called paths, per-IP rate limits and
- * `Cache-Control: no-store` on redirects. `routesOf` is read lazily so 405 sees every route
- * composed after this plugin.
+ * The cross-cutting HTTP rules (docs/security.md, "HTTP rules"). `routesOf` is read lazily so
+ * 405 sees every route composed after this plugin.
  */
 export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
   let compiled: RouteShape[] | undefined;

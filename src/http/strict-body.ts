@@ -4,12 +4,9 @@ import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { toValidationBody, validationError } from './errors';
 
 /**
- * A route `transform` hook that checks the raw JSON body against its TypeBox model before
- * Elysia normalises it. Elysia's normaliser reshapes input to fit the schema first (unknown
- * fields dropped, `[1]` or a text body turned into `{}`, a string spread into an object), so a
- * typo such as `destinaton` or a wrong content type would otherwise pass silently. Here every
- * unknown field and wrong shape is a 400 in the spec's form. A schema may carry an `error`
- * string that replaces TypeBox's generic message (useful on unions: "Expected union value").
+ * A route `transform` hook that checks the raw JSON body against its TypeBox model before Elysia's
+ * normaliser reshapes it (unknown fields dropped, `[1]` turned into `{}`), so a typo such as
+ * `destinaton` is a 400. A schema's `error` string replaces TypeBox's generic message.
  */
 export function strictBody(schema: TSchema) {
   return ({ body }: { body: unknown }): void => {

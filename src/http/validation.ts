@@ -20,10 +20,8 @@ interface ElysiaValidationError {
 const REQUIRED = 'Expected required property';
 
 /**
- * Elysia's ValidationError in the spec's 400 shape, with two repairs:
- * - "Expected union value" names what was expected ("Expected one of: 'a', 'b'", "Expected integer");
- * - a query or path value that was coerced (t.Numeric, t.Integer in a query) and then broke a
- *   constraint reaches us without its path; it is found again by its value in the URL.
+ * Elysia's ValidationError in the spec's 400 shape. "Expected union value" names what was expected;
+ * a coerced query or path value that broke a constraint arrives without its path, found again by its value.
  */
 export function validationBody(error: ElysiaValidationError, request: Request, params: Record<string, string> = {}): ValidationBody {
   const issues = error.all.map((issue) => {

@@ -9,10 +9,8 @@ const CHANNEL = 'svc_link_changed';
 export type LinkChangeSubscriber = (linkId: string) => void | Promise<void>;
 
 /**
- * Tells every node that a link changed (pause, destination, domain ...). Local subscribers run
- * (and finish) before publish() resolves, so the change takes effect at once on this node,
- * every thread of it; other nodes hear it through Postgres NOTIFY within milliseconds. The
- * payload is the link id.
+ * Tells every node that a link changed: local subscribers (every thread of this node) finish
+ * before publish() resolves; other nodes hear it through Postgres NOTIFY. The payload is the link id.
  */
 export interface LinkChanges {
   publish(linkId: string): Promise<void>;
@@ -22,9 +20,8 @@ export interface LinkChanges {
 }
 
 /**
- * This thread's subscribers to link changes, and delivery to them: every subscriber runs, and
- * deliver() settles once those that returned a promise have. createLinkChanges uses it for the
- * node's main thread, a tracking listener thread (listener.worker.ts) for the changes relayed to it.
+ * This thread's subscribers to link changes: deliver() runs each and settles once those that
+ * returned a promise have. Used on the main thread and in each tracking listener thread.
  */
 export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deliver(linkId: string): Promise<void> } {
   const subscribers = new Set<LinkChangeSubscriber>();

@@ -14,10 +14,9 @@ export const MAX_RULES_BYTES = 65_536;
 const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f\\]/;
 
 /**
- * An absolute http(s) URL with a host: what a redirect may send a visitor to. javascript:,
- * data:, relative and protocol-relative URLs are refused, and so is `http:host` (which the URL
- * parser would quietly complete), as are credentials in the URL (a phishing device).
- * The value is stored as given.
+ * An absolute http(s) URL with a host, what a redirect may send a visitor to, stored as given: no
+ * javascript:, data:, relative or protocol-relative URL, no `http:host` (which the URL parser would
+ * quietly complete), no credentials (a phishing device).
  */
 export function parseHttpUrl(raw: string): Parsed<string> {
   const error = 'must be an absolute http(s) URL';
@@ -39,9 +38,8 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const HOSTNAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
 
 /**
- * A hostname with an optional port, lower-cased. No scheme, path, credentials or IP literal:
- * this is the value a request's Host header is compared with. Non-ASCII names must be given in
- * their punycode (xn--) form, which is what browsers send.
+ * A hostname with an optional port, lower-cased: the value a request's Host header is compared
+ * with. No scheme, path, credentials or IP literal; non-ASCII names in punycode, as browsers send.
  */
 export function parseDomain(raw: string): Parsed<string> {
   const error = 'must be a hostname with an optional port, such as go.example.com or go.example.com:8443';
@@ -76,9 +74,8 @@ export function parseDeepLinkPath(raw: string): Parsed<string> {
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
 /**
- * An ISO 8601 timestamp with a time and a zone (Z or an offset); a bare date is ambiguous.
- * Computed field by field rather than with Date.parse, whose handling of long fractions and
- * impossible dates (2026-02-30 rolls into March) differs between engines.
+ * An ISO 8601 timestamp with a time and a zone; a bare date is ambiguous. Checked field by field:
+ * Date.parse's handling of long fractions and impossible dates differs between engines.
  */
 export function parseTimestamp(raw: string): Parsed<Date> {
   const error = 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z';

@@ -59,9 +59,8 @@ export function listLinks(db: Queryable, orgId: string, limit: number): Promise<
 }
 
 /**
- * One fixed statement for every PATCH: each column has a "present" flag, so absent fields keep
- * their value and present ones (null included) replace it. Raises a unique violation on
- * links_domain_slug_key when the new domain already has this slug.
+ * One fixed statement for every PATCH: a "present" flag per column, so absent fields keep their
+ * value. Raises a unique violation on links_domain_slug_key when the new domain has this slug.
  */
 export async function updateLink(tx: Queryable, orgId: string, id: string, update: LinkUpdate): Promise<LinkRow | undefined> {
   const has = (key: keyof LinkUpdate) => key in update;

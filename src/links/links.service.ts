@@ -48,9 +48,9 @@ export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl'>
 }
 
 /**
- * Turns the mutable fields present in a body into stored values, collecting every field error
- * so one 400 names them all. A domain equal to the tracking host is stored as '' (the
- * tracking host), so the same slug cannot exist twice under two spellings of one host.
+ * Turns the mutable fields present in a body into stored values, collecting every field error for
+ * one 400. A domain equal to the tracking host is stored as '', so a slug cannot exist twice under
+ * two spellings of that host.
  */
 export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): LinkUpdate {
   const update: LinkUpdate = {};
@@ -85,9 +85,8 @@ async function assertDomainOwned(tx: Queryable, domain: string | undefined, orgI
 }
 
 /**
- * Redirect caches drop the link at once on this node and on the others through NOTIFY. The
- * write has committed by now, so a failed notification is logged rather than turned into an
- * error for a write that happened.
+ * Redirect caches drop the link at once on this node and on the others through NOTIFY. The write
+ * has committed, so a failed notification is logged, not turned into an error.
  */
 async function announce(linkChanges: LinksDeps['linkChanges'], linkId: string): Promise<void> {
   try {

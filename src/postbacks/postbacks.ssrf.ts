@@ -11,11 +11,9 @@ export const systemLookup: Lookup = async (hostname) =>
 export class RefusedDestinationError extends Error {}
 
 /**
- * Only globally routable unicast addresses are allowed. ipaddr.js names every special range
- * (loopback, private, link-local incl. 169.254.169.254 metadata, unique-local incl.
- * fd00:ec2::254, carrier-grade NAT incl. 100.100.100.200, unspecified, multicast, reserved,
- * NAT64/6to4/Teredo that can embed a private IPv4 ...) and calls everything else 'unicast'.
- * IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it maps to.
+ * Only globally routable unicast addresses are allowed: ipaddr.js names every special range
+ * (loopback, private, link-local and cloud metadata, carrier-grade NAT, 6to4 ...) and calls the
+ * rest 'unicast'. IPv4-mapped IPv6 is judged as the IPv4 address it maps to.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;

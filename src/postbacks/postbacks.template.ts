@@ -4,10 +4,9 @@ const MACRO_TOKEN = /\{([^{}]*)\}/g;
 const KNOWN = new Set<string>(MACROS);
 
 /**
- * Problems with a destination URL template, empty when it is usable. The scheme, host and port
- * must be literal: a macro there would let conversion data choose where the request goes.
- * Rendering with two different sets of values and comparing the parsed origins catches the
- * forms a pattern would miss (extra slashes, backslashes the URL parser treats as slashes).
+ * Problems with a destination URL template, empty when usable. Scheme, host and port must be
+ * literal, or conversion data would choose where the request goes: rendering two sets of values and
+ * comparing the parsed origins catches what a pattern would miss (backslashes read as slashes).
  */
 export function templateProblems(template: string): string[] {
   const problems: string[] = [];

@@ -56,10 +56,9 @@ const NEW_INSTALL_RECORD = `n int, id text, org_id text, app_id text, device_id_
   confidence real, ip_day_hash text, household_hash text`;
 
 /**
- * Inserts installs in ONE statement, each unless its app already has one for its device (the
- * idempotency key). Resolves, per install and in order, to the stored row, or to null when
- * another call for the same device won the race. The installs arrive as one JSON parameter, so
- * the statement text never changes and stays prepared.
+ * Inserts installs in ONE statement (one JSON parameter, so the text stays prepared), each unless
+ * its app already has one for its device. Resolves, per install and in order, to the stored row,
+ * or null when another call for the same device won the race.
  */
 export async function insertInstalls(db: Queryable, installs: readonly NewInstall[]): Promise<(InstallRow | null)[]> {
   const records = installs.map((install, n) => {

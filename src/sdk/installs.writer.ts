@@ -7,11 +7,9 @@ import { insertInstalls, type InstallRow, type NewInstall } from './installs.rep
 export type InstallWriter = GroupCommit<NewInstall, InstallRow | null>;
 
 /**
- * New installs are inserted by group commit (src/shared/group-commit.ts): the installs that
- * arrive while the previous insert is committing share the next statement, so a launch-day
- * burst costs a few WAL flushes, not one per device. An answer goes out only after its
- * statement committed. Two installs of one device may share a statement: the second finds the
- * first's row (ON CONFLICT DO NOTHING) and is answered as the repeat it is.
+ * New installs are inserted by group commit (src/shared/group-commit.ts), so a launch-day burst
+ * costs a few commits, not one per device. Two installs of one device may share a statement: the
+ * second finds the first's row (ON CONFLICT DO NOTHING) and is answered as the repeat it is.
  */
 export function createInstallWriter(db: Queryable, options: { maxBatch?: number; maxInFlight?: number; writeBurst?: WriteBurst } = {}): InstallWriter {
   return createGroupCommit({

@@ -86,10 +86,9 @@ export interface OpenResponse {
 }
 
 /**
- * A re-open of an installed app. It is attributed to a retargeting click named by click_id (or
- * the svc_click_id in the opening URL) when that click belongs to this organization, falls in the
- * click lookback and came after the install's last attribution (older clicks are what brought the
- * install itself).
+ * A re-open of an installed app, attributed to a retargeting click named by click_id (or the
+ * opening URL's svc_click_id) of this organization, inside the click lookback and after the
+ * install's last attribution (older clicks brought the install itself).
  */
 export async function recordOpen(deps: SdkDeps, app: SdkApp, request: OpenRequest): Promise<OpenResponse> {
   const hash = deviceIdHash(request.device_id);

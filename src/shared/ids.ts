@@ -1,11 +1,8 @@
 /**
- * ULIDs: time-ordered, 26 characters, unique across nodes (80 random bits per millisecond).
- * Monotonic within this process, so ids minted in the same millisecond still sort in order.
- *
- * Every click redirect mints one, so the encoding is done once per millisecond rather than
- * once per id: the 48-bit time and the upper half of the random part are kept as text, and
- * ids of the same millisecond count up in the lower 40 bits (as the ulid package's monotonic
- * factory does, carrying into the upper half on the rare overflow).
+ * ULIDs: time-ordered, 26 characters, unique across nodes (80 random bits per millisecond) and
+ * monotonic within this process. Every redirect mints one, so the time and the upper random half
+ * are encoded once per millisecond, and ids of the same millisecond count up in the lower 40 bits
+ * (as the ulid package's monotonic factory does).
  */
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const LOW_SPAN = 2 ** 40;

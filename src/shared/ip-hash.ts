@@ -2,12 +2,10 @@ import ipaddr from 'ipaddr.js';
 import { createHmac } from 'node:crypto';
 
 /**
- * Privacy-preserving IP identities, shared by impressions, clicks and installs so the
- * attribution waterfall can compare them:
- *  - ipDay: the address together with the UTC day: the same viewer on the same day, nothing more;
- *  - household: the /24 (IPv4) or /48 (IPv6) prefix, for connected-TV and household matching.
- * Both are HMACs under a key derived from the service secret: a bare SHA-256 of an IPv4
- * address could be reversed by trying all 2^32 of them.
+ * Privacy-preserving IP identities shared by impressions, clicks and installs: ipDay (the address
+ * with the UTC day) and household (the /24 or /48 prefix, for household matching). Both are HMACs
+ * under a key derived from the service secret: a bare SHA-256 of an IPv4 address could be
+ * reversed by trying all 2^32.
  */
 export interface IpHasher {
   ipDay(ip: string, at: Date): string;
@@ -16,7 +14,7 @@ export interface IpHasher {
 
 export function createIpHasher(secret: string): IpHasher {
   const key = createHmac('sha256', secret).update('svc ip hashing v1').digest();
-  // Keyed once; each hash copies the keyed state (a third of the cost of a new HMAC per click).
+  // Keyed once; each hash copies the keyed state, cheaper than a new HMAC per click.
   const keyed = new Bun.CryptoHasher('sha256', key);
   const mac = (value: string) => keyed.copy().update(value).digest('hex');
   return {

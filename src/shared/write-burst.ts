@@ -1,9 +1,7 @@
 /**
  * Whether the node is in a write burst: at least `perSecond` rows written by the hot write paths
- * (conversions, installs) in the last second (ten 100 ms buckets, so a burst that straddles a
- * second boundary still counts whole). The analytics mirror waits while it is, as it waits for a
- * click backlog (docs/analytics-mirror.md): on a small machine its copying takes CPU the answers
- * need, and analytics can catch up once the burst is over.
+ * (conversions, installs) in the last second, counted in ten buckets so a burst straddling a
+ * second counts whole. The analytics mirror waits while it is (docs/analytics-mirror.md).
  */
 export interface WriteBurst {
   /** Rows just committed by a hot write path. */
@@ -11,11 +9,7 @@ export interface WriteBurst {
   busy(): boolean;
 }
 
-/**
- * 200 rows a second: below it a mirror round copies a few milliseconds' worth of rows and costs
- * the answers nothing measurable; far above it (thousands a second) its rounds showed in the
- * conversions p99 (docs/performance.md, Conversions).
- */
+/** Below this rate a mirror round costs the answers nothing noticeable; far above it, it shows in their tail latency. */
 export const WRITE_BURST_PER_SECOND = 200;
 
 const BUCKET_MS = 100;

@@ -1,15 +1,7 @@
 /**
- * The answers of one event-loop turn, sent together.
- *
- * Under load, one turn of the event loop reads many requests. Sent one by one, each answer
- * wakes the client's side of the connection on its own. On a loaded machine that wake-up is
- * most of a redirect's cost in the kernel. So each answer waits in a batch, and the whole batch
- * is sent at the end of the turn. The batch is also sent once it holds `max` answers, which
- * bounds the extra wait of the first answer when a turn reads a great many requests.
- *
- * A single request waits only one hop of the loop. What an answer says is decided, and its
- * click journaled, before it joins the batch (docs/tracking.md, "Answers sent together";
- * docs/performance.md, run 28).
+ * The answers of one event-loop turn, sent together at the end of the turn or once `max` wait:
+ * sent one by one, each would wake the client's side of its connection on its own. What an answer
+ * says is decided, and its click journaled, before it waits (docs/tracking.md, "Answers sent together").
  */
 export const ANSWER_BATCH_MAX = 32;
 

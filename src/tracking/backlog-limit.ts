@@ -1,15 +1,8 @@
 /**
- * How many journaled records a click pipeline lets wait while redirects keep arriving, before
- * its writer stops giving way to them (click-pipeline.ts). The limit is what the writer writes
- * at full speed within FLUSH_BUDGET_MS, so that a stop right after a burst still writes every
- * record inside the deadline main.ts gives a shutdown, on whatever machine and database the
- * service runs: the rate is measured here, from the writer's own batches, not assumed.
- *
- * Only batches written at full speed while no record arrives count (after a burst, and at a
- * stop): that is the rate a shutdown flush gets. A batch written beside a burst runs slower
- * and would shrink the limit, and a smaller limit brings the writer to full speed beside the
- * next burst sooner, measuring slower again. Until a batch is measured, the store's default
- * stands (DEFAULT_BACKLOG_LIMIT in click-pipeline.ts).
+ * How many journaled records a click pipeline lets wait while redirects keep arriving before its
+ * writer stops giving way: what it writes at full speed in FLUSH_BUDGET_MS, so a stop after a burst
+ * still fits main.ts's deadline. Only full batches written while traffic is quiet count (the rate a
+ * stop gets); one beside a burst runs slower and would shrink the limit (docs/tracking.md).
  */
 export interface BacklogLimit {
   /** Records at which the batcher writes at full speed. */
@@ -19,9 +12,9 @@ export interface BacklogLimit {
 }
 
 /**
- * The share of main.ts's 25 s stop deadline a click pipeline's flush may take: the store's close
- * comes after it, and a rate measured while the node's other pipelines were idle is faster than
- * a stop's, when all flush at once (by a fifth in docs/performance.md, run 23).
+ * The share of main.ts's 25 s stop deadline a click pipeline's flush may take: the store closes
+ * after it, and a rate measured while the node's other pipelines were idle beats a stop's, when
+ * all flush at once.
  */
 export const FLUSH_BUDGET_MS = 12_000;
 /** Each measured batch weighs this much less in the estimate than the next: about the last 20 count. */

@@ -11,19 +11,10 @@ import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './wr
 export type { Enrich } from './click-writer';
 
 /**
- * The durable path from an answered redirect to Postgres. The handler appends the click to the
- * journal (synchronously, before answering) and returns; a batcher inserts journaled records in
- * multi-row statements, on size and on a short timer, enriching each click right before it is
- * written. Inserts are idempotent on the record id, so replaying a journal after a crash, or
- * retrying a batch whose outcome is unknown, never duplicates a row.
- *
- * The batcher shares the machine with the redirects, so it gives way to them: while clicks
- * keep arriving it takes only a share of the time, a share that grows with the backlog and
- * that is nothing beside a busy loop until the backlog is three quarters of its limit
- * (write-share.ts). A burst is absorbed by the journal on disk and written out as traffic
- * allows; flush() and stop() do not wait. The writing itself (click-writer.ts) runs on a thread
- * of its own on Postgres, and on this event loop, cut into slices of about a millisecond, on the
- * embedded store.
+ * The durable path from an answered redirect to Postgres: the handler journals the click before
+ * answering; a batcher writes journaled records in multi-row statements, idempotent on the record
+ * id (a replay or a retry never duplicates a row), and gives way to the redirects while clicks
+ * keep arriving (write-share.ts). docs/tracking.md, "The click pipeline".
  */
 export interface ClickPipeline {
   /**
@@ -34,10 +25,9 @@ export interface ClickPipeline {
   recordClick(click: JournaledClick, query?: string): void;
   recordImpression(impression: ImpressionRecord): void;
   /**
-   * Writes everything journaled before the call to Postgres at full speed and resolves once it
-   * is committed, e.g. for a conversion that arrives milliseconds after its click was answered.
-   * Rejects when the database refuses the write (the records stay journaled and are retried).
-   * Its cost grows with the backlog: after a long burst it may take seconds.
+   * Writes everything journaled before the call at full speed and resolves once it is committed
+   * (a conversion naming a click just answered); after a long burst it may take seconds. Rejects
+   * when the database refuses the write (the records stay journaled and are retried).
    */
   flush(): Promise<void>;
   /** Records journaled and not yet in Postgres. */
@@ -94,10 +84,8 @@ interface InFlight {
 }
 
 /**
- * Batches handed to a writer on a thread of its own at once, at full speed: the thread enriches
- * the next while the database writes the last, so neither waits on the other between batches
- * (docs/performance.md, run 27). A writer on this event loop (the embedded store, one
- * connection) writes everything in turn, so one there.
+ * Batches handed at once to a writer on a thread of its own, at full speed: it enriches the next
+ * while the database writes the last. A writer on this event loop writes everything in turn.
  */
 export const THREAD_BATCHES_IN_FLIGHT = 2;
 
@@ -116,12 +104,9 @@ const ENRICH_SLICE = 32;
  */
 const REST_STEP_MS = 50;
 /**
- * Backlog limits, in records (a few hundred bytes of journal each), per store, until the
- * writer's own rate is measured (backlog-limit.ts). A full-speed drain writes them within the
- * 25 s main.ts gives a shutdown flush, with room to spare, on the slowest machine measured
- * (docs/performance.md: about 19,000 records a second on Postgres, whose writer has a thread of
- * its own; fewer on the embedded store, whose writes share the event loop). CLICK_BACKLOG
- * fixes the limit instead.
+ * Backlog limits per store until the writer's own rate is measured (backlog-limit.ts): small
+ * enough for a full-speed drain to fit main.ts's stop deadline on a slow machine, smaller on the
+ * embedded store, whose writes share the event loop. CLICK_BACKLOG fixes the limit instead.
  */
 export const DEFAULT_BACKLOG_LIMIT: Record<Db['kind'], number> = { postgres: 250_000, pglite: 25_000 };
 /** No append for this long means traffic is quiet: the batcher then runs at full speed. */

@@ -10,11 +10,9 @@ interface Pending {
 }
 
 /**
- * The click writer on a thread of its own (click-writer.worker.ts), behind the ClickWriter
- * interface. Used on Postgres, where the thread opens its own connections; PGlite lives in the
- * main thread's memory, so there the writer runs in process. The thread starts with the first
- * batch; a thread that dies fails the batches it held (the pipeline keeps them journaled and
- * retries) and the next batch starts a new one.
+ * The click writer on a thread of its own with its own Postgres connections (click-writer.worker.ts).
+ * A thread that dies fails the batches it held (the pipeline keeps them journaled and retries) and
+ * the next batch starts a new one.
  */
 export function createClickWriterThread(init: ClickWriterInit, options: { onSpawn?: (worker: Worker) => void } = {}): ClickWriter {
   /** The running thread, with the requests it holds: a thread's end fails its own requests only. */
@@ -73,10 +71,8 @@ export function createClickWriterThread(init: ClickWriterInit, options: { onSpaw
   return {
     write(lines, count, options = {}) {
       if (closed) return Promise.reject(new Error('click writer is closed'));
-      // A copy of the journal's bytes, whose buffer moves to the thread: one memcpy here, and the
-      // decoding and parsing happen there, off the thread that answers redirects. Copied by the
-      // constructor, not slice(): on a Buffer (a closed segment read from its file) slice() is a
-      // view, and moving its buffer would detach the journal's own.
+      // A copy whose buffer moves to the thread, which decodes it. Copied by the constructor, not
+      // slice(): on a Buffer slice() is a view, and moving its buffer would detach the journal's own.
       const copy = new Uint8Array(lines);
       return send({ kind: 'write', lines: copy, count, sideBySide: options.sideBySide ?? true }, [copy.buffer as ArrayBuffer]);
     },

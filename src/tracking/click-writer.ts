@@ -36,9 +36,8 @@ export interface ClickWriterDeps {
   /** Where records the database refused outright are kept (one JSON line each), so they hold back nothing and are not lost. */
   setAsidePath: string;
   /**
-   * Clicks enriched between two yields to the event loop, when it also serves requests (a
-   * slice stays around a millisecond; it also yields between two statements); undefined on a
-   * thread of its own, which need not yield.
+   * Clicks enriched between two yields to the event loop, when it also serves requests (it also
+   * yields between two statements); undefined on a thread of its own, which need not yield.
    */
   yieldEvery?: number;
   /** Records per INSERT (default STATEMENT_ROWS). */
@@ -48,9 +47,8 @@ export interface ClickWriterDeps {
 /** Records per statement (a COPY, or the INSERT of copyOrSkipStored in tracking.repo.ts). */
 export const STATEMENT_ROWS = 128;
 /**
- * Records per statement on the embedded store. PGlite runs each statement to its end on the
- * event loop that answers requests: a COPY of 128 click rows holds it about 5 ms, of 32 rows
- * under 2 ms, at the same cost per row (docs/performance.md, run 22).
+ * Records per statement on the embedded store: PGlite runs each statement to its end on the event
+ * loop that answers requests, and smaller statements cost the same per row while holding it less.
  */
 export const EMBEDDED_STATEMENT_ROWS = 32;
 
@@ -110,8 +108,7 @@ function statementsOn(deps: ClickWriterDeps, sideBySide: boolean) {
       if (running.length > 0) {
         if (!sideBySide) await running[running.length - 1]!.catch(() => {});
         // In process, the event loop gets a turn between two statements either way: PGlite
-        // resolves a statement without handing the loop back, so a batch's statements one after
-        // another held it 16 times 1 to 2 ms in a row (docs/performance.md, run 24).
+        // resolves a statement without handing the loop back.
         if (deps.yieldEvery !== undefined) await yieldToRequests();
       }
       const statement = insert(deps.db, records);

@@ -4,22 +4,10 @@ import { join } from 'node:path';
 import { acquirePidLock } from '../shared/pid-lock';
 
 /**
- * An append-only journal of JSON lines in numbered segment files. The active segment is a
- * shared memory mapping of a preallocated file: `append` copies the line into the page cache
- * with no system call, and the operating system keeps it even if this process is killed with -9
- * (written pages belong to the file, not to the process). A redirect answered after `append`
- * is therefore never lost. Records are consumed oldest first and committed as a prefix; a
- * segment file is deleted only once it is full and all of its records are committed.
- *
- * No record is kept in the process heap: the batcher reads them back from the mapping (older
- * segments are mapped again when their turn comes), so memory stays bounded however long the
- * database is away.
- *
- * A line ends with '\n' and the unwritten tail of a segment is zeros; JSON never contains either
- * byte raw, so a line cut short by a crash is recognisable and skipped. Segment files are written
- * full of zeros before they are mapped (the next one in the background), so their blocks exist
- * before the mapping touches them: no block allocation inside a page fault, and no SIGBUS when
- * the disk is full (the zeros fail to write instead, and the append reports an error).
+ * An append-only journal of JSON lines in numbered segment files. The active segment is a shared
+ * mapping of a file written full of zeros: an append is a copy into the page cache, kept even if
+ * the process is killed. Records are committed oldest first, as a prefix, and never held in the
+ * heap. A line ends with '\n' and the unwritten tail is zeros, so a line a crash cut short is skipped.
  */
 export interface Journal<T> {
   append(record: T): void;
@@ -34,11 +22,8 @@ export interface Journal<T> {
    */
   peek(max: number): { records: T[]; commit(): void } | null;
   /**
-   * The next records after those already read (at most `max`, from one segment), as the journal's
-   * bytes: `count` JSON lines joined by '\n', UTF-8 (parseLines reads them). A view of the journal,
-   * valid until `commit`: copy it to keep it longer. Reading moves a read position past them, so
-   * a second batch can be on its way while the first is written; batches are committed in the
-   * order they were read. Nothing read is done until it is committed.
+   * The next records after those already read (at most `max`, from one segment): `count` UTF-8
+   * JSON lines joined by '\n', a view valid until `commit`. Batches commit in the order read.
    */
   readLines(max: number): JournalBatch | null;
   /** Moves the read position back to the oldest uncommitted record, e.g. to retry after a failed write. */
@@ -54,7 +39,7 @@ export interface JournalBatch {
 }
 
 export interface JournalOptions {
-  /** Size of a segment file (sparse until written). */
+  /** Size of a segment file. */
   segmentBytes?: number;
 }
 
@@ -176,8 +161,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     const segment = segments.find((s) => s.read < s.count);
     if (!segment) return null;
     // A closed segment is mapped once its turn comes (the oldest, and the next one while a batch
-    // read ahead crosses into it): reading the whole file into the heap instead stalled the event
-    // loop 5 to 14 ms a segment.
+    // read ahead crosses into it): read into the heap, a whole segment would hold the event loop.
     const source = segment.map ?? (segment.bytes ??= Bun.mmap(segment.path).subarray(0, segment.size));
     const start = segment.readOffset;
     let end = start;

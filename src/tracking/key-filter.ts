@@ -1,9 +1,8 @@
 /**
- * A scalable Bloom filter of the link keys that exist: it answers "certainly absent" or
- * "maybe present". It lets the link cache refuse a spray of random slugs without one
- * database query per request, in memory that grows with the number of links (about 1.2 bytes
- * per link at a 1% false-positive rate), never with the traffic. When a filter fills up, a
- * new one twice as large is added; a key is looked up in all of them.
+ * A scalable Bloom filter of the link keys that exist ("certainly absent" or "maybe present"): the
+ * link cache refuses a spray of random slugs without a query, in memory that grows with the number
+ * of links, never with the traffic. A full filter gets a successor twice as large; a key is looked
+ * up in all of them.
  */
 const BITS_PER_KEY = 9.6; // 1% false positives
 const HASHES = 7;

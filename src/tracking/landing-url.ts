@@ -59,10 +59,9 @@ export function resolveLandingUrlCached(raw: string): LandingUrl {
 }
 
 /**
- * Accepts only absolute http(s) URLs with a host (no javascript:, data:, relative or
- * protocol-relative destinations). Characters that may not appear in a header (controls,
- * spaces, non-ASCII) are percent-encoded as UTF-8, which also rules out header injection;
- * every other byte is kept as given.
+ * Accepts only absolute http(s) URLs with a host. Characters that may not appear in a header
+ * (controls, spaces, non-ASCII) are percent-encoded as UTF-8, which also rules out header
+ * injection; every other byte is kept as given.
  */
 export function checkHttpUrl(candidate: string): LandingUrl {
   const url = encodeUnsafeChars(candidate);

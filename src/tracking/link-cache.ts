@@ -39,11 +39,9 @@ export interface LinkCache {
 }
 
 /**
- * Compiled links in memory keyed by host binding and slug. A link write anywhere
- * (services.linkChanges: synchronous here, Postgres NOTIFY on other nodes) drops the link and
- * every negative entry at once. Unknown keys are remembered in a bounded LRU; a spray of
- * random slugs is refused by the key filter, and the few lookups the filter lets through
- * (its false positives, or links written behind the service's back) are rate limited.
+ * Compiled links in memory keyed by host binding and slug. A link write anywhere drops the link and
+ * every negative entry at once; unknown keys are remembered in a bounded LRU, and a spray of random
+ * slugs is refused by the key filter, whose misses are rate limited (docs/tracking.md, "Link cache").
  */
 export function createLinkCache(
   deps: { db: Db; trackingHost: string; linkChanges: Pick<LinkChanges, 'subscribe'> },

@@ -12,11 +12,9 @@ export function listenerDataDir(dataDir: string, index: number): string {
 }
 
 /**
- * Writes what the listener threads of an earlier run left in their journals (a crash, or a stop
- * whose deadline passed), at boot, before the node serves: as the main thread's own journal is.
- * A node restarted with fewer TRACKING_THREADS, or none, still owes Postgres every click those
- * threads answered, and every click stored before the first request is the promise either way.
- * Directories whose journal holds no segment (every click written) are not opened.
+ * Writes what the listener threads of an earlier run left in their journals, at boot, before the
+ * node serves: a node restarted with fewer TRACKING_THREADS still owes Postgres every click those
+ * threads answered. A journal that holds no segment is not opened.
  */
 export async function replayListenerJournals(dataDir: string, open: (dataDir: string) => ClickPipeline): Promise<void> {
   const root = join(dataDir, LISTENERS_DIR);

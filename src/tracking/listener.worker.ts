@@ -83,10 +83,9 @@ async function start({ config, dataDir, forward }: ListenerInit) {
 type Handler = (request: Request & { params: { slug: string } }, server: Server<undefined>) => Response | Promise<Response>;
 
 /**
- * A redirect this thread cannot answer (503: a link it has not cached while Postgres is away, or
- * a journal it cannot write) is handed to the main thread, whose cache may hold the link and
- * whose journal is another file. Each thread's cache warms on its own connections, so without
- * this an outage would refuse clicks on one thread that the other answers.
+ * A redirect this thread answers 503 (a link it has not cached while Postgres is away, a journal
+ * it cannot write) is handed to the main thread, whose cache may hold the link and whose journal
+ * is another file.
  */
 function handOverWhenUnavailable(handle: Handler, handOver: (request: Request, server: Server<undefined>) => Promise<Response>): Handler {
   return (request, server) => {

@@ -6,10 +6,9 @@ import type { FromListener, ToListener } from './listener.protocol';
 
 /**
  * Tracking listener threads: on Postgres a node answers GET /c and GET /i on TRACKING_THREADS
- * threads beside its main thread, all listening on one port (SO_REUSEPORT), so redirects are not
- * bound by one event loop (docs/tracking.md, "Listener threads"). Each thread has its own caches,
- * click journal and writer; the main thread keeps everything else and relays link changes to
- * them, so a link write holds its answer until every thread has dropped the old link.
+ * threads beside its main thread, all on one port (SO_REUSEPORT), each with its own caches, click
+ * journal and writer. The main thread relays link changes, so a link write answers once every
+ * thread has dropped the old link (docs/tracking.md, "Listener threads").
  */
 export interface TrackingListeners {
   readonly count: number;

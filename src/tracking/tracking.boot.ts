@@ -48,10 +48,9 @@ export async function startTracking(
 }
 
 /**
- * Where a click pipeline journaling under `dataDir` writes. On Postgres, enrichment and inserts
- * run on a thread with its own connections (which loads the enrichment data itself): the thread
- * that journals then answers redirects only. PGlite lives in the main thread's memory, so there
- * the writer runs on the main thread's event loop.
+ * Where a click pipeline journaling under `dataDir` writes: on Postgres, a writer thread with its
+ * own connections, so the journaling thread only answers redirects; PGlite lives in the main
+ * thread's memory, so there the writer runs on its event loop.
  */
 export function clickPipelineDeps(config: Pick<Config, 'databaseUrl' | 'sessionSecret'>, db: Db, ipHasher: IpHasher, dataDir: string): ClickPipelineDeps {
   const { databaseUrl, sessionSecret } = config;

@@ -114,10 +114,8 @@ export async function insertImpressions(db: Db, impressions: readonly Impression
 const UNIQUE_VIOLATION = '23505';
 
 /**
- * The records go in by COPY: Postgres spends a quarter to a third less per click row than on the
- * recordset INSERT (docs/performance.md, "Writing clicks with COPY"). COPY cannot skip a row
- * that is already stored, so when one is (a journal replayed after a crash, or a batch retried
- * after a commit that went unconfirmed) it fails whole with a unique violation, having stored
+ * The records go in by COPY, cheaper per row than an INSERT. COPY cannot skip a stored row (a
+ * replayed journal, a retried batch): it then fails whole with a unique violation, storing
  * nothing, and the same records go again through the recordset INSERT, which skips them.
  */
 async function copyOrSkipStored<T extends object>(db: Db, table: string, columns: readonly string[], insert: string, records: readonly T[]): Promise<void> {

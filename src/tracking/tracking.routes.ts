@@ -84,11 +84,9 @@ function settle(answer: () => Answer): Response | Promise<Response> {
 }
 
 /**
- * GET /c/{slug} and GET /i/{campaign} as Bun's own routes: the redirect is the hot path of
- * every ad click, and going straight from Bun's router to the handler skips the per-request
- * hooks of the app (rate limits and body limits do not apply to these GETs: spec, Limits).
- * Same handlers, same headers and error bodies as the in-app routes; tests cover both. The
- * answers of one turn of the event loop are sent together (answer-batch.ts).
+ * GET /c/{slug} and GET /i/{campaign} as Bun's own routes, skipping the app's per-request hooks
+ * (rate and body limits do not apply to these GETs: spec, Limits); same handlers, headers and
+ * error bodies as the in-app routes, answers of one loop turn sent together (answer-batch.ts).
  */
 export function nativeTrackingRoutes(deps: TrackingDeps) {
   const handlers = trackingHandlers(deps);

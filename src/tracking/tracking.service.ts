@@ -106,8 +106,8 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
 
 /**
  * The headers of every 302, built once: a Response copies the Headers it is given, so setting
- * Location on this one object per redirect costs less than a headers object per redirect (0.28
- * against 0.63 µs, measured alone) and no answer ever sees another's Location.
+ * Location on this one object is cheaper than a headers object per redirect, and no answer ever
+ * sees another's Location.
  */
 const REDIRECT_HEADERS = new Headers({ 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
 const REDIRECT_INIT = { status: 302, headers: REDIRECT_HEADERS };

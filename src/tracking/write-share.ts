@@ -1,25 +1,8 @@
 /**
- * How much of its time a click pipeline's batcher takes while redirects keep arriving
- * (click-pipeline.ts). Writing a click costs the machine a good part of what answering it costs
- * (enrichment on the writer thread, the COPY in Postgres), so while the event loop is saturated
- * every click written beside the burst is a redirect not answered. On the 2-core reference
- * machine, one loop saturated by the redirect bench answered about 55,000 to 62,000 redirects a
- * second with the batcher's tenth of the time and its ramp, and 68,000 to 73,000 with nothing
- * written during the burst; its p99 fell from 4.8 to 6 ms to 3.8 to 4.6 ms (docs/performance.md,
- * run 25). A loop with time to spare loses nothing to the writer, and fresh clicks serve
- * conversions (which wait for their click 1.5 s at most) and the analytics mirror.
- *
- * So the rule depends on the loop that answers the redirects:
- * - **Not busy** (steady traffic): a tenth of the time at least, growing with the square of the
- *   backlog's fill to all of it at the limit. Light traffic is written as it comes.
- * - **Busy** (a burst): nothing until the backlog is three quarters of its limit, then the
- *   square of the way from there to the limit. The burst is answered first; the journal on disk
- *   holds it. The limit already bounds what a stop must write (backlog-limit.ts), so waiting
- *   longer costs a stop nothing; the last quarter is a ramp so that a long burst meets the
- *   database's pace gradually, and a sustained one settles inside it.
- *
- * Either way the batcher writes at full speed at the backlog limit (what it writes in 12 s), so
- * a stop still writes everything inside its deadline.
+ * How much of its time a click pipeline's batcher takes while redirects keep arriving. Every click
+ * written beside a saturated loop is a redirect not answered, so a busy loop's batcher waits for
+ * the backlog to fill, a quiet loop's writes as clicks come; at the backlog limit both write at
+ * full speed, so a stop still fits its deadline (docs/tracking.md, "Giving way to a burst").
  */
 
 /** The share of a loop that is not busy, with an empty backlog. */
@@ -27,10 +10,8 @@ export const BASE_SHARE = 0.1;
 /** The fill below which the batcher of a busy loop writes nothing. */
 export const BUSY_KNEE = 0.75;
 /**
- * A loop that spent this fraction of the last moments on its own thread's work is busy. One
- * saturated loop gets 0.8 to 0.9 of a core on the reference machine; two share two cores with
- * the load and get about half each; a loop answering a few thousand redirects a second, under
- * a tenth.
+ * A loop that spent this fraction of the last readings on its own thread's work is busy: low
+ * enough that two saturated loops sharing two cores count, high enough that light traffic does not.
  */
 export const BUSY_LOOP = 0.35;
 
@@ -51,9 +32,9 @@ export interface LoopMeter {
 }
 
 /**
- * Reads the calling thread's own CPU time (`process.threadCpuUsage`, about 0.25 µs a call), so
- * a listener thread's pipeline measures that thread's loop and not the process. Each reading is
- * averaged with the one before, so one quiet moment in a burst does not flip the rule.
+ * Reads the calling thread's own CPU time, so a listener thread's pipeline measures that thread's
+ * loop and not the process. Each reading is averaged with the one before, so one quiet moment in
+ * a burst does not flip the rule.
  */
 export function threadLoopMeter(cpuMicros: () => number = threadCpuMicros, now: () => number = () => performance.now()): LoopMeter {
   let lastCpu = cpuMicros();

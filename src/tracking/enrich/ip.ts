@@ -7,10 +7,9 @@ export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
 const MAX_IP_LENGTH = 64;
 
 /**
- * Strict parse of a client address as the redirect recorded it. Only dotted-quad IPv4 and
- * RFC 4291 IPv6 are accepted (ipaddr.js alone would also take "0x7f.1" or "2130706433");
- * an IPv4-mapped IPv6 address becomes the IPv4 address it carries, so ranges and the geo
- * database see one spelling.
+ * Strict parse of a client address: only dotted-quad IPv4 and RFC 4291 IPv6 (ipaddr.js alone
+ * would take "0x7f.1"); an IPv4-mapped IPv6 address becomes the IPv4 address it carries, so
+ * ranges and the geo database see one spelling.
  */
 export function parseIp(text: string | null | undefined): IpAddress | null {
   if (typeof text !== 'string') return null;

@@ -28,10 +28,9 @@ export type RefreshOutcome =
   | { file: string; status: 'failed'; errors: string[] };
 
 /**
- * Downloads every engine's published ranges and replaces a shipped file only with a document
- * that validates (parseRangeFile: JSON object, non-empty prefixes, each a proper CIDR of the
- * right family and not absurdly wide) and does not lose most of the current list.
- * The file is written beside the old one and renamed over it, so a reader never sees half a file.
+ * Downloads every engine's published ranges and replaces a shipped file only with a document that
+ * validates (parseRangeFile) and keeps most of the current list, written beside the old one and
+ * renamed over it so a reader never sees half a file.
  */
 export async function refreshBotRanges(options: RefreshOptions = {}): Promise<RefreshOutcome[]> {
   const dir = options.dir ?? RANGES_DIR;

@@ -7,11 +7,8 @@ import { parseIp, type IpAddress } from './ip';
 import { parseUserAgent } from './user-agent';
 
 /**
- * Why a stored click never attributes. Steps set the first three; 'blocked' is kept when the
- * click arrives with it (an IP exclusion decided before ingestion).
- *  - invalid:      no usable client address, or no user agent at all;
- *  - verified_bot: a search-engine crawler whose address is inside its engine's published ranges;
- *  - bot:          any other automated client (isbot), including crawlers whose claim did not verify.
+ * Why a stored click never attributes (docs/click-enrichment.md, "Drop reasons"). The steps set
+ * the first three; 'blocked' is kept when the click arrives with it.
  */
 export type DropReason = 'invalid' | 'verified_bot' | 'bot' | 'blocked';
 
@@ -53,9 +50,8 @@ export function beginWork(click: ClickRecord): ClickWork {
 }
 
 /**
- * The crawler claim and isbot's verdict, worked out once per distinct user agent: both are
- * long regular expressions, and a campaign's clicks repeat a few thousand distinct strings.
- * The map is emptied when full, as the parsed-user-agent cache is (user-agent.ts).
+ * The crawler claim and isbot's verdict, worked out once per distinct user agent: both are long
+ * regular expressions, and a campaign's clicks repeat few distinct strings. Emptied when full.
  */
 const AGENT_CACHE_LIMIT = 10_000;
 const agents = new Map<string, { claimed: SearchEngine | null; automated: boolean }>();

@@ -15,9 +15,8 @@ const DEVICE_TYPES = new Set<string>(['mobile', 'tablet', 'smarttv', 'console', 
 const PARSED_LENGTH = 500;
 
 /**
- * ua-parser-js costs tens of microseconds per string, while a campaign's clicks repeat a few
- * thousand distinct user agents. Parsed results are kept in a bounded map that is simply
- * emptied when full: no eviction bookkeeping on the hot path, and the next hits refill it.
+ * Parsed user agents: parsing is costly and a campaign's clicks repeat few distinct strings. The
+ * map is simply emptied when full: no eviction bookkeeping on the hot path.
  */
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, ParsedUserAgent>();
