@@ -14,7 +14,10 @@ export type ClickListQuery = typeof ClickListQuery.static;
 
 const nullable = <T extends ReturnType<typeof t.String> | ReturnType<typeof t.Integer>>(schema: T) => t.Union([schema, t.Null()]);
 
-/** The Click read model of the interface, field for field. */
+/**
+ * The Click read model of the interface, field for field, plus dropReason: why a stored click
+ * never attributes (an ingestion step's reason, e.g. 'bot'), null for a click that counts.
+ */
 export const Click = t.Object({
   id: t.String(),
   createdAt: t.String(),
@@ -32,6 +35,7 @@ export const Click = t.Object({
   transparentParamPresent: t.Boolean(),
   forceTransparent: t.Boolean(),
   isBot: t.Boolean(),
+  dropReason: nullable(t.String()),
   latencyMs: nullable(t.Integer()),
 });
 export type Click = typeof Click.static;

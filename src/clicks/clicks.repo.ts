@@ -7,7 +7,7 @@ export type ClickRow = Pick<
   ClickRecord,
   | 'id' | 'gclid' | 'gbraid' | 'wbraid' | 'campaign_ext_id' | 'ad_group_ext_id' | 'creative_id' | 'keyword'
   | 'match_type' | 'network' | 'device' | 'next_hop_url' | 'transparent_param_present' | 'force_transparent'
-  | 'is_bot' | 'latency_ms'
+  | 'is_bot' | 'drop_reason' | 'latency_ms'
 > & { created_at: Date };
 
 /**
@@ -30,7 +30,8 @@ export async function selectClicks(db: Queryable, orgId: string, filter: ClickFi
   params.push(filter.limit);
   return db.query<ClickRow>(
     `SELECT id, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id, creative_id, keyword,
-            match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot, latency_ms
+            match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot,
+            drop_reason, latency_ms
        FROM clicks
       WHERE ${conditions.join(' AND ')}
       ORDER BY created_at DESC, id DESC

@@ -2,7 +2,10 @@ import type { Db } from '../db/db';
 import type { Click, ClickFilter } from './clicks.model';
 import { selectClicks, type ClickRow } from './clicks.repo';
 
-/** Click export: every stored click of the organization, dropped ones included (isBot marks verified crawlers). */
+/**
+ * Click export: every stored click of the organization, dropped ones included. dropReason says
+ * why a click never attributes; isBot marks verified search-engine crawlers only.
+ */
 export async function listClicks({ db }: { db: Db }, orgId: string, filter: ClickFilter): Promise<Click[]> {
   const rows = await selectClicks(db, orgId, filter);
   return rows.map(toClick);
@@ -26,6 +29,7 @@ export function toClick(row: ClickRow): Click {
     transparentParamPresent: row.transparent_param_present,
     forceTransparent: row.force_transparent,
     isBot: row.is_bot,
+    dropReason: row.drop_reason,
     latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
   };
 }

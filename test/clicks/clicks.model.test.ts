@@ -76,12 +76,12 @@ describe('read model mapping', () => {
     const row: ClickRow = {
       id: 'c1', created_at: new Date('2026-09-02T10:00:00.5Z'), gclid: null, gbraid: null, wbraid: 'w', campaign_ext_id: '1', ad_group_ext_id: null,
       creative_id: null, keyword: null, match_type: 'b', network: 'ytv', device: 't', next_hop_url: 'https://x.example', transparent_param_present: false,
-      force_transparent: true, is_bot: false, latency_ms: 12,
+      force_transparent: true, is_bot: false, drop_reason: 'bot', latency_ms: 12,
     };
     expect(toClick(row)).toEqual({
       id: 'c1', createdAt: '2026-09-02T10:00:00.500Z', gclid: null, gbraid: null, wbraid: 'w', campaignExtId: '1', adGroupExtId: null, creativeId: null,
       keyword: null, matchType: 'b', network: 'ytv', device: 't', nextHopUrl: 'https://x.example', transparentParamPresent: false, forceTransparent: true,
-      isBot: false, latencyMs: 12,
+      isBot: false, dropReason: 'bot', latencyMs: 12,
     });
   });
 });

@@ -8,7 +8,7 @@ import { orgWithKey } from '../support/fixtures';
 
 const CLICK_FIELDS = [
   'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType',
-  'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'latencyMs',
+  'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'dropReason', 'latencyMs',
 ].sort();
 
 interface Row {
@@ -74,6 +74,7 @@ for (const backend of backends()) {
           transparentParamPresent: true,
           forceTransparent: true,
           isBot: true,
+          dropReason: 'verified_bot',
           latencyMs: 7,
         });
       });
@@ -83,7 +84,7 @@ for (const backend of backends()) {
         await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00Z', latency_ms: null }]);
         const [click] = (await body(await list('', org.auth))).data;
         expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);
-        for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'latencyMs']) {
+        for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'dropReason', 'latencyMs']) {
           expect(click[field]).toBeNull();
         }
         expect([click.transparentParamPresent, click.forceTransparent, click.isBot]).toEqual([false, false, false]);
@@ -146,14 +147,24 @@ for (const backend of backends()) {
         expect(await get('?gclid=nope')).toEqual([]);
       });
 
-      test('dropped clicks are exported too; isBot marks only verified crawlers', async () => {
+      test('dropped clicks are exported too, each with its reason; a counted click has dropReason null', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, [
+        const [blocked, counted, bot, verified, invalid] = await insertClicks(db, org.orgId, [
+          { created_at: '2026-09-02T08:00:00Z', drop_reason: 'blocked' },
+          { created_at: '2026-09-02T09:00:00Z' },
           { created_at: '2026-09-02T10:00:00Z', drop_reason: 'bot' },
           { created_at: '2026-09-02T11:00:00Z', drop_reason: 'verified_bot', is_bot: true },
+          { created_at: '2026-09-02T12:00:00Z', drop_reason: 'invalid' },
         ]);
         const { data } = await body(await list('', org.auth));
-        expect(data.map((c: { isBot: boolean }) => c.isBot)).toEqual([true, false]);
+        expect(data.map((c: { id: string; isBot: boolean; dropReason: string | null }) => [c.id, c.isBot, c.dropReason])).toEqual([
+          [invalid, false, 'invalid'],
+          [verified, true, 'verified_bot'],
+          // An unverified bot is not a verified crawler (isBot false), yet it never attributes.
+          [bot, false, 'bot'],
+          [counted, false, null],
+          [blocked, false, 'blocked'],
+        ]);
       });
     });
 
