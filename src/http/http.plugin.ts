@@ -118,11 +118,12 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
 
   return new Elysia({ name: 'http-rules' })
     .headers(SECURITY_HEADERS)
-    .onRequest(async ({ request, server, set }) => {
+    .onRequest(async (context) => {
+      const { request, server, set } = context;
+      const path = routedPath(context);
       const declared = request.headers.get('content-length');
       if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
       if (declared === null && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
-      const path = pathOf(request.url);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...CORS_HEADERS } });
@@ -144,8 +145,8 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         set.headers['cache-control'] ??= 'no-store';
       }
     })
-    .onError({ as: 'global' }, ({ code, error, request, params }) => {
-      const cors = isCorsPath(pathOf(request.url)) ? CORS_HEADERS : {};
+    .onError({ as: 'global' }, ({ code, error, request, path, params }) => {
+      const cors = isCorsPath(path) ? CORS_HEADERS : {};
       // Elysia wraps what a body parser threw (e.g. the 413 of a capped chunked body) in its ParseError.
       const known = error instanceof HttpError ? error : (error as { cause?: unknown } | undefined)?.cause;
       if (known instanceof HttpError) return jsonResponse(known.status, known.body, { ...cors, ...known.headers });
@@ -157,7 +158,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         case 'INVALID_FILE_TYPE':
           return jsonResponse(400, { error: { formErrors: [error.message], fieldErrors: {} } }, cors);
         case 'NOT_FOUND': {
-          const allowed = allowedMethods(pathOf(request.url));
+          const allowed = allowedMethods(path);
           if (allowed.length > 0 && !allowed.includes(request.method)) {
             return jsonResponse(405, { error: 'method not allowed' }, { Allow: allowed.join(', '), ...cors });
           }
@@ -169,9 +170,19 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
           if (isUnstorableText(error)) {
             return jsonResponse(400, { error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } }, cors);
           }
-          return internalError(`unhandled error: ${request.method} ${pathOf(request.url)}`, error, cors);
+          return internalError(`unhandled error: ${request.method} ${path}`, error, cors);
       }
     });
+}
+
+/**
+ * The path exactly as the router will match it: Elysia puts its own reading of the URL on the
+ * context before `onRequest` (untyped there). For a Host shorter than four characters that reading
+ * is not the URL's path (`Host: ab` with `/x/login` routes to /login), so limits must follow it.
+ */
+function routedPath(context: { request: Request }): string {
+  const path = (context as { path?: unknown }).path;
+  return typeof path === 'string' ? path : pathOf(context.request.url);
 }
 
 export function pathOf(url: string): string {
