@@ -4,6 +4,7 @@ import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
 import { HttpError, payloadTooLarge, rateLimited } from './errors';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
+import { isSessionWrite, sessionWriteRefusal } from './session-writes';
 import { validationBody } from './validation';
 
 export const SECURITY_HEADERS = {
@@ -99,17 +100,18 @@ function capBody(request: Request, limit: number): void {
 }
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'rateLimit'>;
+  config: Pick<Config, 'trustProxy' | 'rateLimit' | 'baseUrl'>;
   rateLimiter: RateLimiter;
 }
 
 /**
  * The cross-cutting HTTP rules: security headers on every response, the spec's error bodies,
- * 404/405, body size limit, CORS for browser-called paths, per-IP rate limits and
- * `Cache-Control: no-store` on redirects. `routesOf` is read lazily so 405 sees every route
+ * 404/405, body size limit, CORS for browser-called paths, per-IP rate limits, the Origin and
+ * JSON rule of session writes (session-writes.ts) and `Cache-Control: no-store` on redirects. `routesOf` is read lazily so 405 sees every route
  * composed after this plugin.
  */
 export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
+  const ownOrigin = new URL(config.baseUrl).origin;
   let compiled: RouteShape[] | undefined;
   const allowedMethods = (path: string) => {
     compiled ??= compileRoutes(routesOf());
@@ -128,12 +130,16 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...CORS_HEADERS } });
       }
-      if (!config.rateLimit) return;
-      const group = rateLimitGroup(path);
-      if (!group) return;
-      const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
-      const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
-      if (!decision.allowed) throw rateLimited(decision.retryAfter);
+      const group = config.rateLimit ? rateLimitGroup(path) : undefined;
+      if (group) {
+        const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+        const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
+        if (!decision.allowed) throw rateLimited(decision.retryAfter);
+      }
+      if (isSessionWrite(request.method, path)) {
+        const refusal = sessionWriteRefusal(request, ownOrigin);
+        if (refusal) throw refusal;
+      }
     })
     .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
       // Spec, Authentication rule 7: redirects must not be cached (each click is counted).
