@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type PreContext } from 'elysia';
 import type { Config } from '../config';
 import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
@@ -120,9 +120,11 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
 
   return new Elysia({ name: 'http-rules' })
     .headers(SECURITY_HEADERS)
-    .onRequest(async (context) => {
-      const { request, server, set } = context;
-      const path = routedPath(context);
+    // `path` is the router's own reading of the URL (untyped here), which limits must follow: for a
+    // Host under four characters it is not the URL's path (`Host: ab`, `/x/login` routes to /login).
+    // Destructured on purpose: a hook taking the whole context makes Elysia parse every body early.
+    .onRequest(async ({ request, server, set, path: routed }: PreContext & { path?: string }) => {
+      const path = routed ?? pathOf(request.url);
       const declared = request.headers.get('content-length');
       if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
       if (declared === null && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
@@ -179,16 +181,6 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
           return internalError(`unhandled error: ${request.method} ${path}`, error, cors);
       }
     });
-}
-
-/**
- * The path exactly as the router will match it: Elysia puts its own reading of the URL on the
- * context before `onRequest` (untyped there). For a Host shorter than four characters that reading
- * is not the URL's path (`Host: ab` with `/x/login` routes to /login), so limits must follow it.
- */
-function routedPath(context: { request: Request }): string {
-  const path = (context as { path?: unknown }).path;
-  return typeof path === 'string' ? path : pathOf(context.request.url);
 }
 
 export function pathOf(url: string): string {
