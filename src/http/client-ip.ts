@@ -1,15 +1,22 @@
 import ipaddr from 'ipaddr.js';
+import { isTrustedPeer, type TrustedNetwork } from './trusted-proxies';
+
+/** TRUST_PROXY and TRUSTED_PROXIES as the config holds them; pass the config itself. */
+export interface ProxyTrust {
+  trustProxy: number;
+  trustedProxies: readonly TrustedNetwork[] | undefined;
+}
 
 /**
  * The client's address. Without trusted proxies it is the socket peer and X-Forwarded-For is
  * ignored (anyone can send that header). With `trustProxy` = N hops, each proxy appended the
  * address it saw, so the client is the N-th entry from the right: entries further left were
- * written by the client itself and prove nothing. `true` means one hop.
- * Without a socket (in-process tests) and without a trusted header the answer is '0.0.0.0'.
+ * written by the client itself and prove nothing. With `trustedProxies` the header is read only
+ * when the socket peer is in one of those networks. Without a socket (in-process tests) and
+ * without a trusted header the answer is '0.0.0.0'.
  */
-export function clientIp(request: Request, socketIp: string | undefined, trustProxy: number | boolean): string {
-  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
-  if (hops > 0) {
+export function clientIp(request: Request, socketIp: string | undefined, { trustProxy: hops, trustedProxies }: ProxyTrust): string {
+  if (hops > 0 && (trustedProxies === undefined || (socketIp !== undefined && isTrustedPeer(socketIp, trustedProxies)))) {
     const entries = (request.headers.get('x-forwarded-for') ?? '')
       .split(',')
       .map((entry) => entry.trim())

@@ -100,7 +100,7 @@ function capBody(request: Request, limit: number): void {
 }
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'rateLimit' | 'baseUrl'>;
+  config: Pick<Config, 'trustProxy' | 'trustedProxies' | 'rateLimit' | 'baseUrl'>;
   rateLimiter: RateLimiter;
 }
 
@@ -134,7 +134,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
       }
       const group = config.rateLimit ? rateLimitGroup(path) : undefined;
       if (group) {
-        const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+        const ip = clientIp(request, server?.requestIP(request)?.address, config);
         const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
         if (!decision.allowed) throw rateLimited(decision.retryAfter);
       }
