@@ -14,10 +14,13 @@ import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { trackingRoutes } from './tracking/tracking.routes';
 
-/** Composes every module's routes behind the HTTP rules. One app serves both hosts. */
+/**
+ * Composes every module's routes behind the HTTP rules. One app serves both hosts. Paths match
+ * exactly (`/login/` is not `/login`), so the path routed is the path rate-limited (docs/security.md).
+ */
 export function createApp(services: Services) {
   let routes: readonly { method: string; path: string }[] = [];
-  const app = new Elysia()
+  const app = new Elysia({ strictPath: true })
     .use(httpPlugin(services, () => routes))
     .use(healthRoutes(services))
     .use(trackingRoutes(services))

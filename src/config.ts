@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -23,6 +24,7 @@ const Environment = T.Object({
   SESSION_SECRET: T.Optional(T.String({ minLength: 32, description: 'at least 32 characters' })),
   INGEST_SECRET: T.Optional(T.String({ minLength: 16, description: 'at least 16 characters' })),
   TRUST_PROXY: T.Optional(T.String({ pattern: '^(on|off|true|false|yes|no|[0-9]{1,2})$', description: 'on/off or a number of proxy hops' })),
+  TRUSTED_PROXIES: T.Optional(T.String({ minLength: 1, description: 'comma-separated CIDRs' })),
   RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
@@ -47,6 +49,11 @@ export interface Config {
    * header is ignored and the socket peer is the client. Pass it to http/client-ip `clientIp`.
    */
   trustProxy: number;
+  /**
+   * TRUSTED_PROXIES: when set, X-Forwarded-For is read only from socket peers in these networks
+   * (parsed once here; match with http/trusted-proxies `isTrustedPeer`).
+   */
+  trustedProxies: TrustedNetwork[] | undefined;
   rateLimit: boolean;
   postbackAllowPrivate: boolean;
   mirrorIntervalMs: number;
@@ -117,6 +124,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const trackingUrl = httpUrl('TRACKING_URL', e.TRACKING_URL ?? `http://localhost:${port}`);
   if (e.DATABASE_URL) parseUrl('DATABASE_URL', e.DATABASE_URL);
   if (e.REDIS_URL) parseUrl('REDIS_URL', e.REDIS_URL);
+  const trustProxy = proxyHops(e.TRUST_PROXY);
   return {
     port,
     dataDir,
@@ -127,7 +135,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trackingHost: new URL(trackingUrl).host,
     sessionSecret: e.SESSION_SECRET ?? persistentSecret(dataDir, 'session-secret'),
     ingestSecret: e.INGEST_SECRET,
-    trustProxy: proxyHops(e.TRUST_PROXY),
+    trustProxy,
+    trustedProxies: trustedProxies(e.TRUSTED_PROXIES, trustProxy),
     rateLimit: e.RATE_LIMIT === undefined || isOn(e.RATE_LIMIT),
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
@@ -144,6 +153,16 @@ function proxyHops(value: string | undefined): number {
   if (value === undefined) return 0;
   if (/^[0-9]+$/.test(value)) return Number(value);
   return isOn(value) ? 1 : 0;
+}
+
+function trustedProxies(value: string | undefined, hops: number): TrustedNetwork[] | undefined {
+  if (value === undefined) return undefined;
+  if (hops === 0) throw new ConfigError('TRUSTED_PROXIES', 'needs TRUST_PROXY (the number of proxy hops); without it X-Forwarded-For is never read');
+  try {
+    return parseTrustedProxies(value);
+  } catch (error) {
+    throw new ConfigError('TRUSTED_PROXIES', (error as Error).message);
+  }
 }
 
 function parseUrl(variable: string, value: string): URL {

@@ -1,8 +1,9 @@
 import type { Db, Queryable } from '../db/db';
-import { conflict } from '../http/errors';
+import { conflict, fieldError } from '../http/errors';
 import { newId } from '../shared/ids';
 import { issueApiKey, type IssuedApiKey } from './api-keys';
 import { recordAudit } from './audit';
+import { endSessionsOf, type SessionPrincipal } from './sessions';
 
 /** Argon2id, as Bun ships it. */
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' });
@@ -57,6 +58,24 @@ export async function checkCredentials(db: Queryable, email: string, password: s
   decoyHash ??= hashPassword('decoy password that matches nothing');
   const valid = await Bun.password.verify(password, user?.password_hash ?? (await decoyHash));
   return user && valid ? { userId: user.id, orgId: user.org_id } : null;
+}
+
+/**
+ * A signed-in user's password change: the current password must match (400 naming
+ * `current_password` otherwise). The new hash, the end of every other session of the user and
+ * the audit row are one transaction; argon2 runs before it opens. Answers how many sessions ended.
+ */
+export async function changePassword(db: Db, session: SessionPrincipal, input: { currentPassword: string; newPassword: string }): Promise<number> {
+  const rows = await db.query<{ password_hash: string }>('SELECT password_hash FROM users WHERE id = $1 AND org_id = $2', [session.userId, session.orgId]);
+  const stored = rows[0]?.password_hash;
+  if (!stored || !(await Bun.password.verify(input.currentPassword, stored))) throw fieldError('current_password', 'does not match');
+  const passwordHash = await hashPassword(input.newPassword);
+  return db.transaction(async (tx) => {
+    await tx.query('UPDATE users SET password_hash = $1 WHERE id = $2 AND org_id = $3', [passwordHash, session.userId, session.orgId]);
+    const ended = await endSessionsOf(tx, session, session.sessionId);
+    await recordAudit(tx, { orgId: session.orgId, userId: session.userId }, { action: 'update', entity: 'password', entityId: session.userId, detail: { ended_sessions: ended } });
+    return ended;
+  });
 }
 
 /** Operator bootstrap (CLI): an organization with its first API key. */

@@ -1,11 +1,16 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import { unauthorized } from '../http/errors';
-import { checkCredentials, register } from './accounts.service';
+import { recordAudit } from './audit';
+import { changePassword, checkCredentials, register } from './accounts.service';
 import { authPlugin, type AuthDeps } from './auth.plugin';
-import { LoginBody, RegisterBody } from './auth.model';
-import { clearedSessionCookie, endSession, readCookie, SESSION_COOKIE, sessionCookie, startSession, verifySession } from './sessions';
+import { ChangePasswordBody, LoginBody, RegisterBody } from './auth.model';
+import { clearedSessionCookie, endSession, endSessionsOf, readCookie, SESSION_COOKIE, sessionCookie, startSession, verifySession } from './sessions';
 
+/**
+ * Sign-up, sign-in and sign-out, and the signed-in user's password and sessions. A sign-in never
+ * ends other sessions; a password change ends all but the caller's, "log out everywhere" all.
+ */
 export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecret' | 'baseUrl'> }) {
   const { db, config } = deps;
   const secure = config.baseUrl.startsWith('https://');
@@ -40,5 +45,26 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
       if (session) await endSession(db, session.sessionId);
       set.headers['set-cookie'] = clearedSessionCookie(secure);
       return { ok: true };
-    });
+    })
+    .post(
+      '/api/dashboard/password',
+      async ({ body, session }) => {
+        const ended = await changePassword(db, session, { currentPassword: body.current_password, newPassword: body.new_password });
+        return { ok: true, ended_sessions: ended };
+      },
+      { session: true, body: ChangePasswordBody },
+    )
+    .post(
+      '/api/dashboard/sessions/revoke-all',
+      async ({ session, set }) => {
+        const ended = await db.transaction(async (tx) => {
+          const count = await endSessionsOf(tx, session);
+          await recordAudit(tx, { orgId: session.orgId, userId: session.userId }, { action: 'revoke', entity: 'session', detail: { ended_sessions: count } });
+          return count;
+        });
+        set.headers['set-cookie'] = clearedSessionCookie(secure);
+        return { ok: true, ended_sessions: ended };
+      },
+      { session: true },
+    );
 }

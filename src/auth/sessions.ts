@@ -52,6 +52,17 @@ export async function endSession(db: Queryable, sessionId: string): Promise<void
   await db.query('UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [sessionId]);
 }
 
+/** Ends every live session of the user but `keep` (none kept without it); answers how many ended. */
+export async function endSessionsOf(db: Queryable, user: { userId: string; orgId: string }, keep?: string): Promise<number> {
+  const ended = await db.query(
+    `UPDATE sessions SET revoked_at = now()
+     WHERE user_id = $1 AND org_id = $2 AND revoked_at IS NULL AND expires_at > now() AND id IS DISTINCT FROM $3
+     RETURNING id`,
+    [user.userId, user.orgId, keep ?? null],
+  );
+  return ended.length;
+}
+
 export function sessionCookie(token: string, maxAge: number, secure: boolean): string {
   return `${SESSION_COOKIE}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }

@@ -1,13 +1,19 @@
 import ipaddr from 'ipaddr.js';
+import { isTrustedPeer, type TrustedNetwork } from './trusted-proxies';
+
+/** TRUST_PROXY and TRUSTED_PROXIES as the config holds them; pass the config itself. */
+export interface ProxyTrust {
+  trustProxy: number;
+  trustedProxies: readonly TrustedNetwork[] | undefined;
+}
 
 /**
- * The client's address: the socket peer, or with `trustProxy` = N hops (`true` is one) the N-th
- * X-Forwarded-For entry from the right; entries further left were written by the client and prove
- * nothing. Without a socket (in-process tests) or a trusted header: '0.0.0.0'.
+ * The client's address: the socket peer, or with `trustProxy` = N hops the N-th X-Forwarded-For
+ * entry from the right (entries further left were written by the client and prove nothing), read
+ * only when the peer is in `trustedProxies`, if set. Without a socket or a trusted header: '0.0.0.0'.
  */
-export function clientIp(request: Request, socketIp: string | undefined, trustProxy: number | boolean): string {
-  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
-  if (hops > 0) {
+export function clientIp(request: Request, socketIp: string | undefined, { trustProxy: hops, trustedProxies }: ProxyTrust): string {
+  if (hops > 0 && (trustedProxies === undefined || (socketIp !== undefined && isTrustedPeer(socketIp, trustedProxies)))) {
     const entries = (request.headers.get('x-forwarded-for') ?? '')
       .split(',')
       .map((entry) => entry.trim())

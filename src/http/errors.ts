@@ -33,6 +33,7 @@ export const notFound = (what = 'not found') => new HttpError(404, { error: what
 export const conflict = (message: string) => new HttpError(409, { error: message });
 export const gone = (message = 'gone') => new HttpError(410, { error: message });
 export const payloadTooLarge = () => new HttpError(413, { error: 'payload too large' });
+export const unsupportedMediaType = () => new HttpError(415, { error: 'unsupported media type' });
 export const rateLimited = (retryAfter: number) =>
   new HttpError(429, { error: 'rate_limited', retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
 

@@ -1,9 +1,10 @@
-import { Elysia } from 'elysia';
+import { Elysia, type PreContext } from 'elysia';
 import type { Config } from '../config';
 import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
 import { HttpError, payloadTooLarge, rateLimited } from './errors';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
+import { isSessionWrite, sessionWriteRefusal } from './session-writes';
 import { validationBody } from './validation';
 
 export const SECURITY_HEADERS = {
@@ -97,15 +98,17 @@ function capBody(request: Request, limit: number): void {
 }
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'rateLimit'>;
+  config: Pick<Config, 'trustProxy' | 'trustedProxies' | 'rateLimit' | 'baseUrl'>;
   rateLimiter: RateLimiter;
 }
 
 /**
- * The cross-cutting HTTP rules (docs/security.md, "HTTP rules"). `routesOf` is read lazily so
- * 405 sees every route composed after this plugin.
+ * The cross-cutting HTTP rules (docs/security.md, "HTTP rules"), including the Origin and JSON
+ * rule of session writes (session-writes.ts). `routesOf` is read lazily so 405 sees every route
+ * composed after this plugin.
  */
 export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
+  const ownOrigin = new URL(config.baseUrl).origin;
   let compiled: RouteShape[] | undefined;
   const allowedMethods = (path: string) => {
     compiled ??= compileRoutes(routesOf());
@@ -114,21 +117,28 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
 
   return new Elysia({ name: 'http-rules' })
     .headers(SECURITY_HEADERS)
-    .onRequest(async ({ request, server, set }) => {
+    // `path` is the router's own reading of the URL (untyped here), which limits must follow: for a
+    // Host under four characters it is not the URL's path (`Host: ab`, `/x/login` routes to /login).
+    // Destructured on purpose: a hook taking the whole context makes Elysia parse every body early.
+    .onRequest(async ({ request, server, set, path: routed }: PreContext & { path?: string }) => {
+      const path = routed ?? pathOf(request.url);
       const declared = request.headers.get('content-length');
       if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
       if (declared === null && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
-      const path = pathOf(request.url);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...CORS_HEADERS } });
       }
-      if (!config.rateLimit) return;
-      const group = rateLimitGroup(path);
-      if (!group) return;
-      const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
-      const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
-      if (!decision.allowed) throw rateLimited(decision.retryAfter);
+      const group = config.rateLimit ? rateLimitGroup(path) : undefined;
+      if (group) {
+        const ip = clientIp(request, server?.requestIP(request)?.address, config);
+        const decision = await rateLimiter.hit(`${group.group}:${rateLimitKey(ip)}`, group.perMinute);
+        if (!decision.allowed) throw rateLimited(decision.retryAfter);
+      }
+      if (isSessionWrite(request.method, path)) {
+        const refusal = sessionWriteRefusal(request, ownOrigin);
+        if (refusal) throw refusal;
+      }
     })
     .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
       // Spec, Authentication rule 7: redirects must not be cached (each click is counted).
@@ -140,8 +150,8 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         set.headers['cache-control'] ??= 'no-store';
       }
     })
-    .onError({ as: 'global' }, ({ code, error, request, params }) => {
-      const cors = isCorsPath(pathOf(request.url)) ? CORS_HEADERS : {};
+    .onError({ as: 'global' }, ({ code, error, request, path, params }) => {
+      const cors = isCorsPath(path) ? CORS_HEADERS : {};
       // Elysia wraps what a body parser threw (e.g. the 413 of a capped chunked body) in its ParseError.
       const known = error instanceof HttpError ? error : (error as { cause?: unknown } | undefined)?.cause;
       if (known instanceof HttpError) return jsonResponse(known.status, known.body, { ...cors, ...known.headers });
@@ -153,7 +163,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
         case 'INVALID_FILE_TYPE':
           return jsonResponse(400, { error: { formErrors: [error.message], fieldErrors: {} } }, cors);
         case 'NOT_FOUND': {
-          const allowed = allowedMethods(pathOf(request.url));
+          const allowed = allowedMethods(path);
           if (allowed.length > 0 && !allowed.includes(request.method)) {
             return jsonResponse(405, { error: 'method not allowed' }, { Allow: allowed.join(', '), ...cors });
           }
@@ -165,7 +175,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
           if (isUnstorableText(error)) {
             return jsonResponse(400, { error: { formErrors: ['text must not contain NUL (U+0000) characters'], fieldErrors: {} } }, cors);
           }
-          return internalError(`unhandled error: ${request.method} ${pathOf(request.url)}`, error, cors);
+          return internalError(`unhandled error: ${request.method} ${path}`, error, cors);
       }
     });
 }

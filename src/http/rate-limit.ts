@@ -1,6 +1,9 @@
 import { RedisClient } from 'bun';
 
-/** Requests per minute per client IP (IPv6 at /64), from the spec's Limits table. */
+/**
+ * Requests per minute per client IP (IPv6 at /64), from the spec's Limits table; password
+ * changes share the sign-in budget (docs/security.md).
+ */
 const PATH_GROUPS: readonly { group: string; matches: (path: string) => boolean; perMinute: number }[] = [
   { group: 'sdk', matches: (p) => p.startsWith('/api/sdk/'), perMinute: 600 },
   { group: 'beacon', matches: (p) => p === '/api/protect/beacon', perMinute: 600 },
@@ -8,7 +11,7 @@ const PATH_GROUPS: readonly { group: string; matches: (path: string) => boolean;
   { group: 'postback', matches: (p) => p === '/postback', perMinute: 300 },
   { group: 'mcp', matches: (p) => p === '/api/mcp', perMinute: 240 },
   { group: 'skan', matches: (p) => p.startsWith('/api/skan/'), perMinute: 120 },
-  { group: 'auth', matches: (p) => p === '/login' || p === '/register', perMinute: 20 },
+  { group: 'auth', matches: (p) => p === '/login' || p === '/register' || p === '/api/dashboard/password', perMinute: 20 },
 ];
 
 export function rateLimitGroup(path: string): { group: string; perMinute: number } | undefined {

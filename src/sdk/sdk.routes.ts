@@ -26,7 +26,7 @@ export function sdkRoutes(services: SdkServices) {
       '/api/sdk/v1/install',
       async ({ body, sdkApp, request, server, set }) => {
         assertSdkPlatform(sdkApp, body.platform);
-        const ip = clientIp(request, server?.requestIP(request)?.address, config.trustProxy);
+        const ip = clientIp(request, server?.requestIP(request)?.address, config);
         const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip });
         set.status = outcome.status;
         return outcome.body;

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { Server } from 'bun';
-import { clientIp } from '../http/client-ip';
+import { clientIp, type ProxyTrust } from '../http/client-ip';
 import { HttpError } from '../http/errors';
 import { internalError, jsonResponse } from '../http/http.plugin';
 import type { Config } from '../config';
@@ -13,13 +13,13 @@ import { handleClick, handleImpression } from './tracking.service';
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** clientIp(), without parsing the common case (a plain IPv4 peer and no trusted proxy header) on the hot path. */
-function requestIp(request: Request, socketIp: string | undefined, trustProxy: number): string {
-  if (trustProxy === 0 && socketIp !== undefined) {
+function requestIp(request: Request, socketIp: string | undefined, trust: ProxyTrust): string {
+  if (trust.trustProxy === 0 && socketIp !== undefined) {
     if (PLAIN_IPV4.test(socketIp)) return socketIp;
     // Bun reports IPv4 peers of a dual-stack socket as IPv4-mapped IPv6 (::ffff:1.2.3.4).
     if (socketIp.startsWith('::ffff:') && PLAIN_IPV4.test(socketIp.slice(7))) return socketIp.slice(7);
   }
-  return clientIp(request, socketIp, trustProxy);
+  return clientIp(request, socketIp, trust);
 }
 
 type Answer = Response | Promise<Response>;
@@ -30,7 +30,7 @@ type Answer = Response | Promise<Response>;
  * builds its own.
  */
 export type TrackingDeps = Pick<Services, 'linkCache' | 'campaignCache' | 'clickPipeline' | 'clock' | 'ipHasher'> & {
-  config: Pick<Config, 'trustProxy'>;
+  config: Pick<Config, 'trustProxy' | 'trustedProxies'>;
 };
 
 /** The two tracking handlers, bound to this node's caches and pipeline; shared by both ways in. */
@@ -39,7 +39,7 @@ function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHa
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
   const requestOf = (request: Request, socketIp: string | undefined, arrival: number) => ({
     url: request.url,
-    ip: requestIp(request, socketIp, config.trustProxy),
+    ip: requestIp(request, socketIp, config),
     userAgent: request.headers.get('user-agent'),
     referer: request.headers.get('referer'),
     arrival,

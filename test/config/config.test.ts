@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
+import { isTrustedPeer } from '../../src/http/trusted-proxies';
 import { runBun } from '../support/process';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
@@ -99,6 +100,25 @@ describe('loadConfig: happy', () => {
     expect(hops('0')).toBe(0);
   });
 
+  test('TRUSTED_PROXIES: comma-separated CIDRs or addresses, parsed once into data a listener thread receives intact', () => {
+    expect(loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: '1' }).trustedProxies).toBeUndefined();
+    const config = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: '2', TRUSTED_PROXIES: ' 10.0.0.0/8 ,fd00::/8, 203.0.113.7 ' });
+    expect(config.trustedProxies).toHaveLength(3);
+    const posted = structuredClone(config).trustedProxies!;
+    for (const [peer, trusted] of [['10.1.2.3', true], ['::ffff:10.1.2.3', true], ['fd12::1', true], ['203.0.113.7', true], ['203.0.113.8', false], ['fe80::1', false]] as const) {
+      expect({ peer, trusted: isTrustedPeer(peer, posted) }).toEqual({ peer, trusted });
+    }
+  });
+
+  test('TRUSTED_PROXIES: a bad entry or a missing TRUST_PROXY stops the boot naming the variable', () => {
+    const load = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, ...env });
+    for (const bad of ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/8,,fd00::/8', '10.0.0.0/8; fd00::/8', '2001:db8::/129']) {
+      expect(load({ TRUST_PROXY: '1', TRUSTED_PROXIES: bad })).toThrow(/^invalid TRUSTED_PROXIES: ".*" (is not|has)/);
+    }
+    expect(load({ TRUSTED_PROXIES: '10.0.0.0/8' })).toThrow('invalid TRUSTED_PROXIES: needs TRUST_PROXY');
+    expect(load({ TRUST_PROXY: 'off', TRUSTED_PROXIES: '10.0.0.0/8' })).toThrow(ConfigError);
+  });
+
   test('RATE_LIMIT is on unless switched off', () => {
     const on = (value: string) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, RATE_LIMIT: value }).rateLimit;
     expect(on('on')).toBe(true);
@@ -136,6 +156,7 @@ describe('loadConfig: a bad value names its variable', () => {
     ['INGEST_SECRET', 'short'],
     ['TRUST_PROXY', 'maybe'],
     ['TRUST_PROXY', '-1'],
+    ['TRUSTED_PROXIES', '10.0.0.0/8'],
     ['RATE_LIMIT', 'sometimes'],
     ['CLICK_BACKLOG', '0'],
     ['CLICK_BACKLOG', '-5'],

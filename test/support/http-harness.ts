@@ -9,7 +9,7 @@ import { memoryRateLimiter } from '../../src/http/rate-limit';
 export function behindHttpRules(deps: Partial<HttpDeps> = {}) {
   let routes: readonly { method: string; path: string }[] = [];
   const rules = httpPlugin(
-    { config: { trustProxy: 0, rateLimit: false, ...deps.config }, rateLimiter: deps.rateLimiter ?? memoryRateLimiter() },
+    { config: { trustProxy: 0, trustedProxies: undefined, rateLimit: false, baseUrl: 'http://api.test.local', ...deps.config }, rateLimiter: deps.rateLimiter ?? memoryRateLimiter() },
     () => routes,
   );
   return {
