@@ -9,6 +9,7 @@ interface Issue {
 
 interface UnionSchema {
   anyOf?: { const?: unknown; type?: string; format?: string }[];
+  error?: unknown;
 }
 
 interface ElysiaValidationError {
@@ -20,7 +21,8 @@ interface ElysiaValidationError {
 const REQUIRED = 'Expected required property';
 
 /**
- * Elysia's ValidationError in the spec's 400 shape, with two repairs:
+ * Elysia's ValidationError in the spec's 400 shape, with three repairs:
+ * - a schema's own message (its `error` option) is the field's message;
  * - "Expected union value" names what was expected ("Expected one of: 'a', 'b'", "Expected integer");
  * - a query or path value that was coerced (t.Numeric, t.Integer in a query) and then broke a
  *   constraint reaches us without its path; it is found again by its value in the URL.
@@ -38,6 +40,8 @@ export function validationBody(error: ElysiaValidationError, request: Request, p
 
 function describe(issue: Issue): string {
   const message = issue.message ?? 'invalid';
+  const custom = (issue.schema as UnionSchema | undefined)?.error;
+  if (typeof custom === 'string' && message !== REQUIRED) return custom;
   const branches = (issue.schema as UnionSchema | undefined)?.anyOf;
   if (message !== 'Expected union value' || !branches?.length) return message;
   if (branches.every((branch) => branch.const !== undefined)) {

@@ -2,7 +2,9 @@
  * Parsers for the link fields whose rules TypeBox cannot express. Each returns the stored
  * form of a value, or `{ error }` with the message that goes into `fieldErrors`.
  */
-export type Parsed<T> = { value: T } | { error: string };
+import type { Parsed } from '../shared/timestamp';
+
+export type { Parsed };
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DEEP_LINK_PATH_LENGTH = 512;
@@ -71,27 +73,6 @@ export function parseDeepLinkPath(raw: string): Parsed<string> {
   if (raw.startsWith('//')) return { error: 'must not start with //' };
   if (!DEEP_LINK_CHARS.test(raw)) return { error: 'must contain only URL path characters (percent-encode the rest)' };
   return { value: raw };
-}
-
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
-
-/**
- * An ISO 8601 timestamp with a time and a zone (Z or an offset); a bare date is ambiguous.
- * Computed field by field rather than with Date.parse, whose handling of long fractions and
- * impossible dates (2026-02-30 rolls into March) differs between engines.
- */
-export function parseTimestamp(raw: string): Parsed<Date> {
-  const error = 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z';
-  const match = TIMESTAMP.exec(raw);
-  if (!match) return { error };
-  const n = (group: number) => Number(match[group] ?? 0);
-  const [y, mo, d, h, mi, s, offsetH, offsetM] = [n(1), n(2), n(3), n(4), n(5), n(6), n(9), n(10)];
-  if (y < 1000 || h > 23 || mi > 59 || s > 59 || offsetH > 23 || offsetM > 59) return { error };
-  const calendar = new Date(Date.UTC(y, mo - 1, d));
-  if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d) return { error };
-  const millis = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const offset = (match[8] === '-' ? -1 : 1) * (offsetH * 60 + offsetM) * 60_000;
-  return { value: new Date(Date.UTC(y, mo - 1, d, h, mi, s, millis) - offset) };
 }
 
 /** Routing rules are stored as given and read by the smart-link router; here only their size is bounded. */

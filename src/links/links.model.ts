@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { WholeNumber } from '../http/strict-body';
+import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
 import { MAX_DEEP_LINK_PATH_LENGTH, MAX_URL_LENGTH } from './link-fields';
 
 /** The stored row as the repository returns it. */
@@ -38,7 +39,7 @@ const mutable = {
   destination: t.Optional(t.Union([t.String({ maxLength: MAX_URL_LENGTH }), t.Null()], { error: 'must be an absolute http(s) URL or null' })),
   domain: t.Optional(t.Union([t.String({ maxLength: 259 }), t.Null()], { error: 'must be a hostname or null (the tracking host)' })),
   status: t.Optional(Status),
-  expires_at: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: 'must be an ISO 8601 timestamp or null' })),
+  expires_at: t.Optional(t.Union([t.String({ maxLength: MAX_TIMESTAMP_LENGTH }), t.Null()], { error: 'must be an ISO 8601 timestamp or null' })),
   click_cap: t.Optional(
     t.Union([WholeNumber({ minimum: 1, maximum: MAX_CLICK_CAP }), t.Null()], { error: `must be an integer from 1 to ${MAX_CLICK_CAP} or null` }),
   ),

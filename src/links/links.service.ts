@@ -5,7 +5,8 @@ import type { Config } from '../config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
-import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, parseTimestamp, type Parsed } from './link-fields';
+import { parseTimestamp } from '../shared/timestamp';
+import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, type Parsed } from './link-fields';
 import type { LinkChanges } from './link-changes';
 import {
   type CreateLinkBody,
@@ -69,7 +70,11 @@ export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): Link
   // Checked before parsing: a development tracking host such as localhost:3000 is no public hostname.
   const onTrackingHost = (raw: string): Parsed<string> => (raw.toLowerCase() === trackingHost ? { value: '' } : parseDomain(raw));
   nullable('domain', onTrackingHost, (v) => (update.domain = v ?? ''));
-  nullable('expires_at', parseTimestamp, (v) => (update.expires_at = v));
+  const instant = (raw: string): Parsed<Date> => {
+    const parsed = parseTimestamp(raw);
+    return 'error' in parsed ? parsed : { value: parsed.value.at };
+  };
+  nullable('expires_at', instant, (v) => (update.expires_at = v));
   nullable('rules', parseRules, (v) => (update.rules = v));
   nullable('deep_link_path', parseDeepLinkPath, (v) => (update.deep_link_path = v));
   if (body.click_cap !== undefined) update.click_cap = body.click_cap;

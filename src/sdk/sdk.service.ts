@@ -6,6 +6,7 @@ import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
+import { instantOf } from '../shared/timestamp';
 import { deviceIdHash } from './device-id';
 import { findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
 import type { AdRevenueRequest, EventsRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
@@ -17,9 +18,9 @@ export interface SdkDeps {
 }
 
 /** A device-reported time, never later than now (a clock running ahead must not date events in the future). */
-function reportedTime(sent: string | null | undefined, now: Date): Date {
+function reportedTime(sent: string | null | undefined, now: Date, field: string): Date {
   if (!sent) return now;
-  const at = new Date(sent);
+  const at = instantOf(sent, field);
   return at.getTime() > now.getTime() ? now : at;
 }
 
@@ -41,7 +42,7 @@ export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRe
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const rows: EventRow[] = request.events.map((event) => ({
+  const rows: EventRow[] = request.events.map((event, index) => ({
     id: newId(),
     orgId: app.orgId,
     appId: app.appId,
@@ -51,7 +52,7 @@ export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRe
     value: event.value ?? null,
     currency: upper(event.currency),
     params: event.params ?? null,
-    occurredAt: reportedTime(event.occurred_at, now),
+    occurredAt: reportedTime(event.occurred_at, now, `events.${index}.occurred_at`),
   }));
   return { accepted: await insertEvents(deps.db, rows) };
 }
@@ -60,7 +61,7 @@ export async function recordAdRevenue(deps: SdkDeps, app: SdkApp, request: AdRev
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const rows: EventRow[] = request.events.map((event) => {
+  const rows: EventRow[] = request.events.map((event, index) => {
     const detail = { network: event.network, ad_unit: event.ad_unit, format: event.format, placement: event.placement, precision: event.precision, source: event.source };
     return {
       id: newId(),
@@ -72,7 +73,7 @@ export async function recordAdRevenue(deps: SdkDeps, app: SdkApp, request: AdRev
       value: event.revenue,
       currency: upper(event.currency) ?? 'USD',
       params: Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined && value !== null)),
-      occurredAt: reportedTime(event.ts, now),
+      occurredAt: reportedTime(event.ts, now, `events.${index}.ts`),
     };
   });
   return { accepted: await insertEvents(deps.db, rows), install_id: installId };
@@ -95,7 +96,7 @@ export async function recordOpen(deps: SdkDeps, app: SdkApp, request: OpenReques
   const hash = deviceIdHash(request.device_id);
   const install = await findInstallByDevice(deps.db, app.appId, hash);
   if (!install) throw notFound('install not found');
-  const at = reportedTime(request.occurred_at, deps.clock());
+  const at = reportedTime(request.occurred_at, deps.clock(), 'occurred_at');
   const clickId = request.click_id ?? clickIdFromUrl(request.url);
   const lookback = attributionSettings(app.settings).clickLookbackDays * DAY_MS;
   const click =
@@ -148,7 +149,8 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const occurredAt = reportedTime(request.occurred_at, now);
+  const occurredAt = reportedTime(request.occurred_at, now, 'occurred_at');
+  const expiresAt = request.expires_at ? instantOf(request.expires_at, 'expires_at') : null;
   const isTrial = request.is_trial ?? false;
   return deps.db.transaction(async (tx) => {
     const created = await insertSubscription(tx, {
@@ -164,7 +166,7 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
       isTrial,
       priceMicros: request.price_micros ?? null,
       currency: upper(request.currency),
-      expiresAt: request.expires_at ? new Date(request.expires_at) : null,
+      expiresAt,
       occurredAt,
     });
     if (created) {
