@@ -17,6 +17,12 @@ const nullable = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Op
 const Currency = t.String({ pattern: '^[A-Za-z]{3}$' });
 const InstallId = t.String({ minLength: 1, maxLength: 64 });
 
+/** What one event's free-form params may hold (docs/security.md, "Input limits"); checked by the service. */
+export const MAX_EVENT_PARAMS_KEYS = 50;
+export const MAX_EVENT_PARAM_KEY_LENGTH = 128;
+export const MAX_EVENT_PARAMS_BYTES = 4096;
+export const EVENT_PARAMS_ERROR = `must be an object of at most ${MAX_EVENT_PARAMS_KEYS} keys (each at most ${MAX_EVENT_PARAM_KEY_LENGTH} characters) and ${MAX_EVENT_PARAMS_BYTES} bytes as JSON, or null`;
+
 export const InstallRequest = t.Object({
   device_id: DeviceId,
   platform: oneOf(SDK_PLATFORMS),
@@ -51,7 +57,7 @@ export const EventsRequest = t.Object({
       name: t.String({ minLength: 1, maxLength: 64 }),
       value: nullable(t.Number()),
       currency: nullable(Currency),
-      params: nullable(t.Record(t.String({ maxLength: 128 }), t.Unknown())),
+      params: nullable(t.Record(t.String(), t.Unknown())),
       occurred_at: t.Optional(Timestamp()),
     }),
     { minItems: 1, maxItems: 100 },

@@ -9,7 +9,17 @@ import { newId, type Clock } from '../shared/ids';
 import { instantOf } from '../shared/timestamp';
 import { deviceIdHash } from './device-id';
 import { findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
-import type { AdRevenueRequest, EventsRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
+import {
+  EVENT_PARAMS_ERROR,
+  MAX_EVENT_PARAM_KEY_LENGTH,
+  MAX_EVENT_PARAMS_BYTES,
+  MAX_EVENT_PARAMS_KEYS,
+  type AdRevenueRequest,
+  type EventsRequest,
+  type OpenRequest,
+  type PushTokenRequest,
+  type SubscriptionRequest,
+} from './sdk.model';
 import { findSubscription, insertEvent, insertEvents, insertReengagement, insertSubscription, linkSubscription, type EventRow } from './sdk.repo';
 
 export interface SdkDeps {
@@ -38,7 +48,19 @@ async function resolveInstall(db: Db, app: SdkApp, hash: string, installId: stri
 
 const upper = (currency: string | null | undefined) => (currency ? currency.toUpperCase() : null);
 
+/** Whether free-form params fit what one event may store; a public SDK key must not buy unbounded storage. */
+function paramsFit(params: Record<string, unknown>): boolean {
+  const keys = Object.keys(params);
+  if (keys.length > MAX_EVENT_PARAMS_KEYS || keys.some((key) => key.length > MAX_EVENT_PARAM_KEY_LENGTH)) return false;
+  return Buffer.byteLength(JSON.stringify(params), 'utf8') <= MAX_EVENT_PARAMS_BYTES;
+}
+
 export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRequest): Promise<{ accepted: number }> {
+  const problems: Record<string, string[]> = {};
+  request.events.forEach((event, index) => {
+    if (event.params && !paramsFit(event.params)) problems[`events.${index}.params`] = [EVENT_PARAMS_ERROR];
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
