@@ -3,6 +3,7 @@
  * form of a value, or `{ error }` with the message that goes into `fieldErrors`.
  */
 import type { Parsed } from '../shared/timestamp';
+import { checkWebUrl } from '../shared/web-url';
 
 export type { Parsed };
 
@@ -10,30 +11,14 @@ export const MAX_URL_LENGTH = 2048;
 export const MAX_DEEP_LINK_PATH_LENGTH = 512;
 export const MAX_RULES_BYTES = 65_536;
 
-// Whitespace and control characters are never part of a URL as typed; a backslash is read as
-// a slash by browsers in http(s) URLs, so `https://evil.example\@shop.example` would send the
-// visitor somewhere other than what the URL appears to name.
-const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f\\]/;
-
 /**
- * An absolute http(s) URL with a host: what a redirect may send a visitor to. javascript:,
- * data:, relative and protocol-relative URLs are refused, and so is `http:host` (which the URL
- * parser would quietly complete), as are credentials in the URL (a phishing device).
- * The value is stored as given.
+ * An absolute http(s) URL with a host, by the rule every URL a visitor may be sent to follows
+ * (src/shared/web-url.ts), at most MAX_URL_LENGTH characters. The value is stored as given.
  */
 export function parseHttpUrl(raw: string): Parsed<string> {
-  const error = 'must be an absolute http(s) URL';
   if (raw.length > MAX_URL_LENGTH) return { error: `must be at most ${MAX_URL_LENGTH} characters` };
-  if (UNSAFE_URL_CHARS.test(raw) || !/^https?:\/\/[^/?#]/i.test(raw)) return { error };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { error };
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return { error };
-  if (url.username !== '' || url.password !== '') return { error: 'must not contain credentials' };
-  return { value: raw };
+  const checked = checkWebUrl(raw);
+  return 'error' in checked ? checked : { value: raw };
 }
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
