@@ -1,10 +1,8 @@
 /**
- * The landing URL of a click redirect: how it is read from the query string, validated and
- * given its click id. Ad platforms hand the URL over encoded once, twice or three times
- * (a template inside a template inside a tracking template), so the raw query value is
- * decoded one layer at a time until it is an absolute URL, and never further: a landing URL
- * that itself carries encoded characters (`?q=a%20b`, `?next=%2Fcart`) keeps them. The decoded
- * URL then follows the rule of link destinations (src/shared/web-url.ts).
+ * The landing URL of a click redirect: read from the query string, validated by the rule of
+ * link destinations (src/shared/web-url.ts) and given its click id. Ad platforms encode it once,
+ * twice or three times, so the raw value is decoded one layer at a time until it is an absolute
+ * URL, never further: encoded text inside it (`?q=a%20b`, `?next=%2Fcart`) is kept.
  */
 import { checkWebUrl, comparableHost } from '../shared/web-url';
 
@@ -24,9 +22,8 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
  * `raw` is the parameter value exactly as it appears in the request's query string (not decoded).
- * '+' is never turned into a space: inside a landing URL's query it already means a space to
- * the landing page, and elsewhere it is a literal plus. Blanks are not trimmed: a destination
- * may not hold them, so neither may a landing URL.
+ * '+' is never turned into a space (in a landing URL's query it already means one), and blanks
+ * are not trimmed: a destination may not hold them, so neither may a landing URL.
  */
 export function resolveLandingUrl(raw: string): LandingUrl {
   let value = raw;
