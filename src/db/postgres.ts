@@ -3,10 +3,9 @@ import { bulkInsertStatements, copyStatement, type Db, type Queryable, type Quer
 import { parseTimestamptz } from './timestamptz';
 
 /**
- * Values both adapters handle the same way: numbers for int8 and numeric, timestamptz read by
- * parseTimestamptz, and json/jsonb parameters given as already-serialised text (callers pass
- * JSON.stringify(x) to `$n::jsonb`, which PGlite stores as the document; porsager would
- * otherwise quote it into a JSON string).
+ * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
+ * parameters given as already-serialised text (callers pass JSON.stringify(x) to `$n::jsonb`,
+ * which PGlite stores as the document; porsager would otherwise quote it into a JSON string).
  */
 const jsonText = (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x));
 const sharedTypes = {
@@ -14,7 +13,7 @@ const sharedTypes = {
   numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
   json: { to: 114, from: [114], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
   jsonb: { to: 3802, from: [3802], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
-  // Written as the driver writes it; only the reading changes.
+  // Read by parseTimestamptz, as PGlite reads it; written as the driver writes it.
   timestamptz: { to: 1184, from: [1184], serialize: (x: unknown) => (x instanceof Date ? x : new Date(x as string)).toISOString(), parse: parseTimestamptz },
 };
 
