@@ -3,31 +3,16 @@ import { recordAudit } from '../auth/audit';
 import type { Db } from '../db/db';
 import { validationError } from '../http/errors';
 import { newId } from '../shared/ids';
+import { parseDay } from '../shared/timestamp';
 import { DEFAULT_CURRENCY, type CostRow, type CostsResult } from './costs.model';
 import { findCampaigns, upsertCosts, type CostUpsert } from './costs.repo';
-
-/**
- * True for a real calendar date written YYYY-MM-DD (2024-02-29 yes, 2025-02-30 no). Year 0000
- * is refused: the proleptic Gregorian calendar Postgres uses has no year zero.
- */
-export function isCalendarDate(day: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return false;
-  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 1 || month < 1 || month > 12 || date < 1) return false;
-  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
-  return date <= daysInMonth;
-}
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
 
 /** Field errors the schema cannot express, named by row: rows.3.day, rows.0.campaign_id. */
 export function rowProblems(rows: readonly CostRow[]): Record<string, string[]> {
   const problems: Record<string, string[]> = {};
   rows.forEach((row, index) => {
-    if (!isCalendarDate(row.day)) problems[`rows.${index}.day`] = ['Expected a real calendar date (YYYY-MM-DD)'];
+    const day = parseDay(row.day);
+    if ('error' in day) problems[`rows.${index}.day`] = [day.error];
     if (row.campaign_id === undefined && row.campaign_external_id === undefined) {
       problems[`rows.${index}.campaign_id`] = ['campaign_id or campaign_external_id is required'];
     }

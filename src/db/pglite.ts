@@ -1,5 +1,6 @@
 import { PGlite, types } from '@electric-sql/pglite';
 import { bulkInsertStatements, copyStatement, type Db, type Queryable } from './db';
+import { parseTimestamptz } from './timestamptz';
 
 /** `dataDir` undefined keeps the database in memory (tests). */
 export async function openPglite(dataDir?: string): Promise<Db> {
@@ -7,6 +8,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     parsers: {
       [types.INT8]: (value: string) => Number(value),
       [types.NUMERIC]: (value: string) => Number(value),
+      [types.TIMESTAMPTZ]: parseTimestamptz,
     },
   });
   const run = (runner: Pick<PGlite, 'query' | 'exec'>): Queryable => ({

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { bulkInsertStatements, copyStatement, type Db, type Queryable, type QueryOptions } from './db';
+import { parseTimestamptz } from './timestamptz';
 
 /**
  * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
@@ -12,6 +13,8 @@ const sharedTypes = {
   numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
   json: { to: 114, from: [114], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
   jsonb: { to: 3802, from: [3802], serialize: jsonText, parse: (x: string) => JSON.parse(x) },
+  // Read by parseTimestamptz, as PGlite reads it; written as the driver writes it.
+  timestamptz: { to: 1184, from: [1184], serialize: (x: unknown) => (x instanceof Date ? x : new Date(x as string)).toISOString(), parse: parseTimestamptz },
 };
 
 export function openPostgres(url: string, options: { max?: number; idleTimeoutSeconds?: number } = {}): Db {

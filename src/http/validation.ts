@@ -9,6 +9,7 @@ interface Issue {
 
 interface UnionSchema {
   anyOf?: { const?: unknown; type?: string; format?: string }[];
+  error?: unknown;
 }
 
 interface ElysiaValidationError {
@@ -20,8 +21,9 @@ interface ElysiaValidationError {
 const REQUIRED = 'Expected required property';
 
 /**
- * Elysia's ValidationError in the spec's 400 shape. "Expected union value" names what was expected;
- * a coerced query or path value that broke a constraint arrives without its path, found again by its value.
+ * Elysia's ValidationError in the spec's 400 shape: a schema's own `error` message is the field's
+ * message, "Expected union value" names what was expected, and a coerced query or path value that
+ * broke a constraint (it arrives without its path) is found again by its value.
  */
 export function validationBody(error: ElysiaValidationError, request: Request, params: Record<string, string> = {}): ValidationBody {
   const issues = error.all.map((issue) => {
@@ -36,6 +38,8 @@ export function validationBody(error: ElysiaValidationError, request: Request, p
 
 function describe(issue: Issue): string {
   const message = issue.message ?? 'invalid';
+  const custom = (issue.schema as UnionSchema | undefined)?.error;
+  if (typeof custom === 'string' && message !== REQUIRED) return custom;
   const branches = (issue.schema as UnionSchema | undefined)?.anyOf;
   if (message !== 'Expected union value' || !branches?.length) return message;
   if (branches.every((branch) => branch.const !== undefined)) {

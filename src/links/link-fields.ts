@@ -2,35 +2,23 @@
  * Parsers for the link fields whose rules TypeBox cannot express. Each returns the stored
  * form of a value, or `{ error }` with the message that goes into `fieldErrors`.
  */
-export type Parsed<T> = { value: T } | { error: string };
+import type { Parsed } from '../shared/timestamp';
+import { checkWebUrl } from '../shared/web-url';
+
+export type { Parsed };
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DEEP_LINK_PATH_LENGTH = 512;
 export const MAX_RULES_BYTES = 65_536;
 
-// Whitespace and control characters are never part of a URL as typed; a backslash is read as
-// a slash by browsers in http(s) URLs, so `https://evil.example\@shop.example` would send the
-// visitor somewhere other than what the URL appears to name.
-const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f\\]/;
-
 /**
- * An absolute http(s) URL with a host, what a redirect may send a visitor to, stored as given: no
- * javascript:, data:, relative or protocol-relative URL, no `http:host` (which the URL parser would
- * quietly complete), no credentials (a phishing device).
+ * An absolute http(s) URL with a host, by the rule every URL a visitor may be sent to follows
+ * (src/shared/web-url.ts), at most MAX_URL_LENGTH characters. The value is stored as given.
  */
 export function parseHttpUrl(raw: string): Parsed<string> {
-  const error = 'must be an absolute http(s) URL';
   if (raw.length > MAX_URL_LENGTH) return { error: `must be at most ${MAX_URL_LENGTH} characters` };
-  if (UNSAFE_URL_CHARS.test(raw) || !/^https?:\/\/[^/?#]/i.test(raw)) return { error };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { error };
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return { error };
-  if (url.username !== '' || url.password !== '') return { error: 'must not contain credentials' };
-  return { value: raw };
+  const checked = checkWebUrl(raw);
+  return 'error' in checked ? checked : { value: raw };
 }
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
@@ -69,26 +57,6 @@ export function parseDeepLinkPath(raw: string): Parsed<string> {
   if (raw.startsWith('//')) return { error: 'must not start with //' };
   if (!DEEP_LINK_CHARS.test(raw)) return { error: 'must contain only URL path characters (percent-encode the rest)' };
   return { value: raw };
-}
-
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
-
-/**
- * An ISO 8601 timestamp with a time and a zone; a bare date is ambiguous. Checked field by field:
- * Date.parse's handling of long fractions and impossible dates differs between engines.
- */
-export function parseTimestamp(raw: string): Parsed<Date> {
-  const error = 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-31T23:59:59Z';
-  const match = TIMESTAMP.exec(raw);
-  if (!match) return { error };
-  const n = (group: number) => Number(match[group] ?? 0);
-  const [y, mo, d, h, mi, s, offsetH, offsetM] = [n(1), n(2), n(3), n(4), n(5), n(6), n(9), n(10)];
-  if (y < 1000 || h > 23 || mi > 59 || s > 59 || offsetH > 23 || offsetM > 59) return { error };
-  const calendar = new Date(Date.UTC(y, mo - 1, d));
-  if (calendar.getUTCFullYear() !== y || calendar.getUTCMonth() !== mo - 1 || calendar.getUTCDate() !== d) return { error };
-  const millis = Number((match[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const offset = (match[8] === '-' ? -1 : 1) * (offsetH * 60 + offsetM) * 60_000;
-  return { value: new Date(Date.UTC(y, mo - 1, d, h, mi, s, millis) - offset) };
 }
 
 /** Routing rules are stored as given and read by the smart-link router; here only their size is bounded. */

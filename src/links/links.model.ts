@@ -1,5 +1,7 @@
 import { t } from 'elysia';
 import { WholeNumber } from '../http/strict-body';
+import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
+import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from './landing-hosts';
 import { MAX_DEEP_LINK_PATH_LENGTH, MAX_URL_LENGTH } from './link-fields';
 
 /** The stored row as the repository returns it. */
@@ -16,6 +18,7 @@ export interface LinkRow {
   expires_at: Date | null;
   click_cap: number | null;
   rules: unknown;
+  allowed_landing_hosts: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -38,7 +41,7 @@ const mutable = {
   destination: t.Optional(t.Union([t.String({ maxLength: MAX_URL_LENGTH }), t.Null()], { error: 'must be an absolute http(s) URL or null' })),
   domain: t.Optional(t.Union([t.String({ maxLength: 259 }), t.Null()], { error: 'must be a hostname or null (the tracking host)' })),
   status: t.Optional(Status),
-  expires_at: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: 'must be an ISO 8601 timestamp or null' })),
+  expires_at: t.Optional(t.Union([t.String({ maxLength: MAX_TIMESTAMP_LENGTH }), t.Null()], { error: 'must be an ISO 8601 timestamp or null' })),
   click_cap: t.Optional(
     t.Union([WholeNumber({ minimum: 1, maximum: MAX_CLICK_CAP }), t.Null()], { error: `must be an integer from 1 to ${MAX_CLICK_CAP} or null` }),
   ),
@@ -46,6 +49,8 @@ const mutable = {
   deep_link_path: t.Optional(
     t.Union([t.String({ maxLength: MAX_DEEP_LINK_PATH_LENGTH }), t.Null()], { error: `must be a path of at most ${MAX_DEEP_LINK_PATH_LENGTH} characters or null` }),
   ),
+  // Entries are checked one by one by the service, so each error names its index.
+  allowed_landing_hosts: t.Optional(t.Union([t.Array(t.Unknown(), { maxItems: MAX_LANDING_HOSTS }), t.Null()], { error: LANDING_HOSTS_ERROR })),
 };
 
 export const CreateLinkBody = t.Object(
@@ -82,6 +87,8 @@ export interface LinkResponse {
   click_cap: number | null;
   rules: unknown;
   deep_link_path: string | null;
+  /** An optional extension of the interface's link (which it leaves "not shown"); docs/management-api.md. */
+  allowed_landing_hosts: string[] | null;
   url: string;
   created_at: string;
   updated_at: string;
@@ -96,4 +103,5 @@ export interface LinkUpdate {
   click_cap?: number | null;
   rules?: unknown;
   deep_link_path?: string | null;
+  allowed_landing_hosts?: string[] | null;
 }

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/db';
 import type { LinkKind, LinkRow, LinkUpdate } from './links.model';
 
 const COLUMNS =
-  'id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, created_at, updated_at';
+  'id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, allowed_landing_hosts, created_at, updated_at';
 
 export interface NewLink {
   id: string;
@@ -17,6 +17,7 @@ export interface NewLink {
   expiresAt: Date | null;
   clickCap: number | null;
   rules: unknown;
+  allowedLandingHosts: string[] | null;
 }
 
 /** jsonb goes in as text and is cast by the server: the same bytes on both drivers. */
@@ -27,8 +28,8 @@ function jsonParam(value: unknown): string | null {
 /** Inserts unless (domain, slug) is taken; undefined then, and nothing was written. */
 export async function insertLink(tx: Queryable, link: NewLink): Promise<LinkRow | undefined> {
   const rows = await tx.query<LinkRow>(
-    `INSERT INTO links (id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11, $12::text::jsonb)
+    `INSERT INTO links (id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, allowed_landing_hosts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11, $12::text::jsonb, $13::text::jsonb)
      ON CONFLICT (domain, slug) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -44,6 +45,7 @@ export async function insertLink(tx: Queryable, link: NewLink): Promise<LinkRow 
       link.expiresAt?.toISOString() ?? null,
       link.clickCap,
       jsonParam(link.rules),
+      jsonParam(link.allowedLandingHosts),
     ],
   );
   return rows[0];
@@ -73,6 +75,7 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
        click_cap = CASE WHEN $11::boolean THEN $12::integer ELSE click_cap END,
        rules = CASE WHEN $13::boolean THEN $14::text::jsonb ELSE rules END,
        deep_link_path = CASE WHEN $15::boolean THEN $16::text ELSE deep_link_path END,
+       allowed_landing_hosts = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE allowed_landing_hosts END,
        updated_at = now()
      WHERE id = $1 AND org_id = $2
      RETURNING ${COLUMNS}`,
@@ -93,6 +96,8 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
       jsonParam(update.rules),
       has('deep_link_path'),
       update.deep_link_path ?? null,
+      has('allowed_landing_hosts'),
+      jsonParam(update.allowed_landing_hosts),
     ],
   );
   return rows[0];

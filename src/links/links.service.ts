@@ -5,7 +5,9 @@ import type { Config } from '../config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
-import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, parseTimestamp, type Parsed } from './link-fields';
+import { parseTimestamp } from '../shared/timestamp';
+import { parseLandingHosts } from './landing-hosts';
+import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, type Parsed } from './link-fields';
 import type { LinkChanges } from './link-changes';
 import {
   type CreateLinkBody,
@@ -41,6 +43,7 @@ export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl'>
     click_cap: row.click_cap,
     rules: row.rules ?? null,
     deep_link_path: row.deep_link_path,
+    allowed_landing_hosts: row.allowed_landing_hosts ?? null,
     url: `${origin}/${row.kind === 'smart' ? 'l' : 'c'}/${row.slug}`,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -69,9 +72,19 @@ export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): Link
   // Checked before parsing: a development tracking host such as localhost:3000 is no public hostname.
   const onTrackingHost = (raw: string): Parsed<string> => (raw.toLowerCase() === trackingHost ? { value: '' } : parseDomain(raw));
   nullable('domain', onTrackingHost, (v) => (update.domain = v ?? ''));
-  nullable('expires_at', parseTimestamp, (v) => (update.expires_at = v));
+  const instant = (raw: string): Parsed<Date> => {
+    const parsed = parseTimestamp(raw);
+    return 'error' in parsed ? parsed : { value: parsed.value.at };
+  };
+  nullable('expires_at', instant, (v) => (update.expires_at = v));
   nullable('rules', parseRules, (v) => (update.rules = v));
   nullable('deep_link_path', parseDeepLinkPath, (v) => (update.deep_link_path = v));
+  if (body.allowed_landing_hosts === null) update.allowed_landing_hosts = null;
+  else if (body.allowed_landing_hosts !== undefined) {
+    const hosts = parseLandingHosts(body.allowed_landing_hosts);
+    if ('errors' in hosts) Object.assign(errors, hosts.errors);
+    else update.allowed_landing_hosts = hosts.value;
+  }
   if (body.click_cap !== undefined) update.click_cap = body.click_cap;
   if (body.status !== undefined) update.status = body.status;
   if (Object.keys(errors).length > 0) throw validationError(errors);
@@ -122,6 +135,7 @@ export async function createLink(deps: LinksDeps, actor: Actor, body: CreateLink
         expiresAt: fields.expires_at ?? null,
         clickCap: fields.click_cap ?? null,
         rules: fields.rules ?? null,
+        allowedLandingHosts: fields.allowed_landing_hosts ?? null,
       });
       if (!created && slug !== undefined) throw conflict('slug taken');
     }

@@ -4,6 +4,7 @@ import { runWaterfall } from '../attribution/waterfall';
 import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { newId, type Clock } from '../shared/ids';
+import { instantOf } from '../shared/timestamp';
 import type { IpHasher } from '../shared/ip-hash';
 import { deviceIdHash } from './device-id';
 import type { InstallForwarder } from './forwarder.service';
@@ -33,7 +34,7 @@ function knownIp(ip: string): string | null {
 /** The install's time: the device's first open when sent, never later than now. */
 function installTime(sent: string | undefined, now: Date): Date {
   if (!sent) return now;
-  const at = new Date(sent);
+  const at = instantOf(sent, 'installed_at');
   return at.getTime() > now.getTime() ? now : at;
 }
 

@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { PLATFORMS } from '../apps/apps.model';
+import { NullableTimestamp, Timestamp } from '../shared/timestamp';
 
 /** The spec's SDK bodies (interface.md, "Resources and their fields"). Unknown fields are ignored, so older servers accept newer SDKs. */
 
@@ -11,11 +12,16 @@ export const PUSH_PLATFORMS = ['ios', 'android', 'tvos', 'android_tv', 'fire_tv'
 const oneOf = <T extends string>(values: readonly T[]) => t.Union(values.map((value) => t.Literal(value)));
 
 const DeviceId = t.String({ minLength: 8, maxLength: 128 });
-const Timestamp = t.String({ format: 'date-time' });
 const ShortText = t.String({ maxLength: 128 });
 const nullable = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Optional(t.Nullable(schema));
 const Currency = t.String({ pattern: '^[A-Za-z]{3}$' });
 const InstallId = t.String({ minLength: 1, maxLength: 64 });
+
+/** What one event's free-form params may hold (docs/security.md, "Input limits"); checked by the service. */
+export const MAX_EVENT_PARAMS_KEYS = 50;
+export const MAX_EVENT_PARAM_KEY_LENGTH = 128;
+export const MAX_EVENT_PARAMS_BYTES = 4096;
+export const EVENT_PARAMS_ERROR = `must be an object of at most ${MAX_EVENT_PARAMS_KEYS} keys (each at most ${MAX_EVENT_PARAM_KEY_LENGTH} characters) and ${MAX_EVENT_PARAMS_BYTES} bytes as JSON, or null`;
 
 export const InstallRequest = t.Object({
   device_id: DeviceId,
@@ -26,7 +32,7 @@ export const InstallRequest = t.Object({
   click_id: nullable(t.String({ minLength: 4, maxLength: 64 })),
   install_referrer: nullable(t.String({ maxLength: 4096 })),
   gclid: nullable(t.String({ maxLength: 256 })),
-  installed_at: t.Optional(Timestamp),
+  installed_at: t.Optional(Timestamp()),
   locale: t.Optional(t.String({ maxLength: 35 })),
   timezone: t.Optional(t.String({ maxLength: 64 })),
   advertising_id: nullable(t.String({ maxLength: 128 })),
@@ -51,8 +57,8 @@ export const EventsRequest = t.Object({
       name: t.String({ minLength: 1, maxLength: 64 }),
       value: nullable(t.Number()),
       currency: nullable(Currency),
-      params: nullable(t.Record(t.String({ maxLength: 128 }), t.Unknown())),
-      occurred_at: t.Optional(Timestamp),
+      params: nullable(t.Record(t.String(), t.Unknown())),
+      occurred_at: t.Optional(Timestamp()),
     }),
     { minItems: 1, maxItems: 100 },
   ),
@@ -63,7 +69,7 @@ export const OpenRequest = t.Object({
   device_id: DeviceId,
   click_id: nullable(t.String({ minLength: 4, maxLength: 64 })),
   url: nullable(t.String({ maxLength: 4096 })),
-  occurred_at: t.Optional(Timestamp),
+  occurred_at: t.Optional(Timestamp()),
 });
 export type OpenRequest = typeof OpenRequest.static;
 
@@ -84,8 +90,8 @@ export const SubscriptionRequest = t.Object({
   is_trial: t.Optional(t.Boolean()),
   price_micros: t.Optional(t.Integer({ minimum: 0 })),
   currency: nullable(Currency),
-  expires_at: nullable(Timestamp),
-  occurred_at: nullable(Timestamp),
+  expires_at: t.Optional(NullableTimestamp()),
+  occurred_at: t.Optional(NullableTimestamp()),
 });
 export type SubscriptionRequest = typeof SubscriptionRequest.static;
 
@@ -102,7 +108,7 @@ export const AdRevenueRequest = t.Object({
       currency: t.Optional(Currency),
       precision: nullable(t.String({ maxLength: 64 })),
       source: nullable(t.String({ maxLength: 128 })),
-      ts: nullable(Timestamp),
+      ts: t.Optional(NullableTimestamp()),
     }),
     { minItems: 1, maxItems: 100 },
   ),

@@ -6,9 +6,20 @@ import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
+import { instantOf } from '../shared/timestamp';
 import { deviceIdHash } from './device-id';
 import { findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
-import type { AdRevenueRequest, EventsRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
+import {
+  EVENT_PARAMS_ERROR,
+  MAX_EVENT_PARAM_KEY_LENGTH,
+  MAX_EVENT_PARAMS_BYTES,
+  MAX_EVENT_PARAMS_KEYS,
+  type AdRevenueRequest,
+  type EventsRequest,
+  type OpenRequest,
+  type PushTokenRequest,
+  type SubscriptionRequest,
+} from './sdk.model';
 import { findSubscription, insertEvent, insertEvents, insertReengagement, insertSubscription, linkSubscription, type EventRow } from './sdk.repo';
 
 export interface SdkDeps {
@@ -17,9 +28,9 @@ export interface SdkDeps {
 }
 
 /** A device-reported time, never later than now (a clock running ahead must not date events in the future). */
-function reportedTime(sent: string | null | undefined, now: Date): Date {
+function reportedTime(sent: string | null | undefined, now: Date, field: string): Date {
   if (!sent) return now;
-  const at = new Date(sent);
+  const at = instantOf(sent, field);
   return at.getTime() > now.getTime() ? now : at;
 }
 
@@ -37,11 +48,23 @@ async function resolveInstall(db: Db, app: SdkApp, hash: string, installId: stri
 
 const upper = (currency: string | null | undefined) => (currency ? currency.toUpperCase() : null);
 
+/** Whether free-form params fit what one event may store; a public SDK key must not buy unbounded storage. */
+function paramsFit(params: Record<string, unknown>): boolean {
+  const keys = Object.keys(params);
+  if (keys.length > MAX_EVENT_PARAMS_KEYS || keys.some((key) => key.length > MAX_EVENT_PARAM_KEY_LENGTH)) return false;
+  return Buffer.byteLength(JSON.stringify(params), 'utf8') <= MAX_EVENT_PARAMS_BYTES;
+}
+
 export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRequest): Promise<{ accepted: number }> {
+  const problems: Record<string, string[]> = {};
+  request.events.forEach((event, index) => {
+    if (event.params && !paramsFit(event.params)) problems[`events.${index}.params`] = [EVENT_PARAMS_ERROR];
+  });
+  if (Object.keys(problems).length > 0) throw validationError(problems);
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const rows: EventRow[] = request.events.map((event) => ({
+  const rows: EventRow[] = request.events.map((event, index) => ({
     id: newId(),
     orgId: app.orgId,
     appId: app.appId,
@@ -51,7 +74,7 @@ export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRe
     value: event.value ?? null,
     currency: upper(event.currency),
     params: event.params ?? null,
-    occurredAt: reportedTime(event.occurred_at, now),
+    occurredAt: reportedTime(event.occurred_at, now, `events.${index}.occurred_at`),
   }));
   return { accepted: await insertEvents(deps.db, rows) };
 }
@@ -60,7 +83,7 @@ export async function recordAdRevenue(deps: SdkDeps, app: SdkApp, request: AdRev
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const rows: EventRow[] = request.events.map((event) => {
+  const rows: EventRow[] = request.events.map((event, index) => {
     const detail = { network: event.network, ad_unit: event.ad_unit, format: event.format, placement: event.placement, precision: event.precision, source: event.source };
     return {
       id: newId(),
@@ -72,7 +95,7 @@ export async function recordAdRevenue(deps: SdkDeps, app: SdkApp, request: AdRev
       value: event.revenue,
       currency: upper(event.currency) ?? 'USD',
       params: Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined && value !== null)),
-      occurredAt: reportedTime(event.ts, now),
+      occurredAt: reportedTime(event.ts, now, `events.${index}.ts`),
     };
   });
   return { accepted: await insertEvents(deps.db, rows), install_id: installId };
@@ -94,7 +117,7 @@ export async function recordOpen(deps: SdkDeps, app: SdkApp, request: OpenReques
   const hash = deviceIdHash(request.device_id);
   const install = await findInstallByDevice(deps.db, app.appId, hash);
   if (!install) throw notFound('install not found');
-  const at = reportedTime(request.occurred_at, deps.clock());
+  const at = reportedTime(request.occurred_at, deps.clock(), 'occurred_at');
   const clickId = request.click_id ?? clickIdFromUrl(request.url);
   const lookback = attributionSettings(app.settings).clickLookbackDays * DAY_MS;
   const click =
@@ -147,7 +170,8 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
   const hash = deviceIdHash(request.device_id);
   const installId = await resolveInstall(deps.db, app, hash, request.install_id);
   const now = deps.clock();
-  const occurredAt = reportedTime(request.occurred_at, now);
+  const occurredAt = reportedTime(request.occurred_at, now, 'occurred_at');
+  const expiresAt = request.expires_at ? instantOf(request.expires_at, 'expires_at') : null;
   const isTrial = request.is_trial ?? false;
   return deps.db.transaction(async (tx) => {
     const created = await insertSubscription(tx, {
@@ -163,7 +187,7 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
       isTrial,
       priceMicros: request.price_micros ?? null,
       currency: upper(request.currency),
-      expiresAt: request.expires_at ? new Date(request.expires_at) : null,
+      expiresAt,
       occurredAt,
     });
     if (created) {

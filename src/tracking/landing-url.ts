@@ -1,10 +1,10 @@
 /**
- * The landing URL of a click redirect: how it is read from the query string, validated and
- * given its click id. Ad platforms hand the URL over encoded once, twice or three times
- * (a template inside a template inside a tracking template), so the raw query value is
- * decoded one layer at a time until it is an absolute URL, and never further: a landing URL
- * that itself carries encoded characters (`?q=a%20b`, `?next=%2Fcart`) keeps them.
+ * The landing URL of a click redirect: read from the query string, validated by the rule of
+ * link destinations (src/shared/web-url.ts) and given its click id. Ad platforms encode it once,
+ * twice or three times, so the raw value is decoded one layer at a time until it is an absolute
+ * URL, never further: encoded text inside it (`?q=a%20b`, `?next=%2Fcart`) is kept.
  */
+import { checkWebUrl, comparableHost } from '../shared/web-url';
 
 /** The spec allows up to three layers of encoding. */
 export const MAX_DECODE_DEPTH = 3;
@@ -14,25 +14,24 @@ export const MAX_LANDING_URL_LENGTH = 8192;
 
 export const CLICK_ID_PARAM = 'svc_click_id';
 
-export type LandingUrl = { ok: true; url: string } | { ok: false; reason: string };
+/** `host` is the URL's host as allowed-host lists compare it (comparableHost). */
+export type LandingUrl = { ok: true; url: string; host: string } | { ok: false; reason: string };
 
 /** RFC 3986 scheme followed by ':'. An encoded colon (%3A) never matches, which is the point. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-/** Scheme, '//' and a first authority character: `http:///x` and `https:\\x` are malformed, not hosts. */
-const HTTP_PREFIX = /^https?:\/\/[^/\\?#]/i;
 
 /**
  * `raw` is the parameter value exactly as it appears in the request's query string (not decoded).
- * '+' is never turned into a space: inside a landing URL's query it already means a space to
- * the landing page, and elsewhere it is a literal plus.
+ * '+' is never turned into a space (in a landing URL's query it already means one), and blanks
+ * are not trimmed: a destination may not hold them, so neither may a landing URL.
  */
 export function resolveLandingUrl(raw: string): LandingUrl {
-  let value = raw.trim();
+  let value = raw;
   for (let depth = 0; !SCHEME.test(value); depth++) {
     if (depth === MAX_DECODE_DEPTH) return { ok: false, reason: 'must be an absolute http(s) URL' };
     let decoded: string;
     try {
-      decoded = decodeURIComponent(value).trim();
+      decoded = decodeURIComponent(value);
     } catch {
       return { ok: false, reason: 'is not validly percent-encoded' };
     }
@@ -59,24 +58,17 @@ export function resolveLandingUrlCached(raw: string): LandingUrl {
 }
 
 /**
- * Accepts only absolute http(s) URLs with a host. Characters that may not appear in a header
- * (controls, spaces, non-ASCII) are percent-encoded as UTF-8, which also rules out header
- * injection; every other byte is kept as given.
+ * Accepts what a link destination may be (src/shared/web-url.ts); what may then still not appear
+ * in a header is non-ASCII text, percent-encoded as UTF-8. Every other byte is kept as given.
  */
 export function checkHttpUrl(candidate: string): LandingUrl {
+  const tooLong = { ok: false, reason: `must be at most ${MAX_LANDING_URL_LENGTH} characters` } as const;
+  if (candidate.length > MAX_LANDING_URL_LENGTH) return tooLong;
+  const checked = checkWebUrl(candidate);
+  if ('error' in checked) return { ok: false, reason: checked.error };
   const url = encodeUnsafeChars(candidate);
-  if (!HTTP_PREFIX.test(url)) return { ok: false, reason: 'must be an absolute http(s) URL' };
-  if (url.length > MAX_LANDING_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_LANDING_URL_LENGTH} characters` };
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false, reason: 'is not a valid URL' };
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    return { ok: false, reason: 'must be an absolute http(s) URL' };
-  }
-  return { ok: true, url };
+  if (url.length > MAX_LANDING_URL_LENGTH) return tooLong;
+  return { ok: true, url, host: comparableHost(checked.url) };
 }
 
 function encodeUnsafeChars(value: string): string {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/db';
+import { compileLandingHosts, type LandingHosts } from '../links/landing-hosts';
 import type { LinkChanges } from '../links/link-changes';
 import { KeyFilter } from './key-filter';
 import { checkHttpUrl } from './landing-url';
@@ -16,6 +17,8 @@ export interface CompiledLink {
   serves: boolean;
   /** The validated destination, or null when the link has none usable (then a `url` is required). */
   destination: string | null;
+  /** Where a `url` may send the visitor; null: anywhere (the transparent redirect's default). */
+  landingHosts: LandingHosts | null;
 }
 
 export interface LinkCacheOptions {
@@ -166,6 +169,7 @@ function compile(row: LinkRow): CompiledLink {
     slug: row.slug,
     serves: row.kind === 'tracking' && row.status === 'active',
     destination: destination?.ok ? destination.url : null,
+    landingHosts: Array.isArray(row.allowed_landing_hosts) ? compileLandingHosts(row.allowed_landing_hosts) : null,
   };
 }
 

@@ -15,9 +15,11 @@ export interface LinkRow {
   status: string;
   campaign_id: string | null;
   destination: string | null;
+  /** jsonb: an array of host patterns, or null (src/links/landing-hosts.ts). */
+  allowed_landing_hosts: unknown;
 }
 
-const LINK_COLUMNS = 'id, org_id, slug, domain, kind, status, campaign_id, destination';
+const LINK_COLUMNS = 'id, org_id, slug, domain, kind, status, campaign_id, destination, allowed_landing_hosts';
 
 export async function findLinkByKey(db: Queryable, domain: string, slug: string): Promise<LinkRow | null> {
   const rows = await db.query<LinkRow>(`SELECT ${LINK_COLUMNS} FROM links WHERE domain = $1 AND slug = $2`, [domain, slug]);

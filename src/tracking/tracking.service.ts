@@ -1,6 +1,7 @@
 import { fieldError, HttpError, notFound, validationError } from '../http/errors';
 import { SECURITY_HEADERS } from '../http/http.plugin';
 import type { IpHasher } from '../shared/ip-hash';
+import { landingHostAllowed } from '../links/landing-hosts';
 import { newId, systemClock, type Clock } from '../shared/ids';
 import type { CampaignCache } from './campaign-cache';
 import type { GeoLookup } from './enrich/geo';
@@ -66,6 +67,9 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
   if (landingParam) {
     const resolved = resolveLandingUrlCached(landingRaw);
     if (!resolved.ok) throw fieldError(landingParam, resolved.reason);
+    if (link.landingHosts && !landingHostAllowed(link.landingHosts, resolved.host)) {
+      throw fieldError(landingParam, "must be on one of the link's allowed landing hosts");
+    }
     landing = resolved.url;
   } else if (force !== undefined) {
     throw fieldError('url', 'is required when force_transparent=true');

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import type { Db } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
+import { TIMESTAMP_ERROR } from '../../src/shared/timestamp';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
@@ -203,7 +204,7 @@ for (const backend of backends()) {
         const payload = await body(await list('?limit=0&since=nope', org.auth));
         expect(payload.error.fieldErrors).toEqual({
           limit: ['must be an integer from 1 to 1000'],
-          since: ['must be an ISO 8601 date-time with a time zone, e.g. 2026-09-02T10:00:00Z'],
+          since: [TIMESTAMP_ERROR],
         });
       });
 

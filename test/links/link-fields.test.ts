@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parseLinkUpdate } from '../../src/links/links.service';
-import { MAX_RULES_BYTES, parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, parseTimestamp } from '../../src/links/link-fields';
+import { MAX_RULES_BYTES, parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules } from '../../src/links/link-fields';
 
 const ok = <T>(parsed: { value: T } | { error: string }) => ('value' in parsed ? parsed.value : undefined);
 const isError = (parsed: object) => 'error' in parsed;
@@ -136,36 +136,6 @@ describe('parseDeepLinkPath', () => {
         expect(parsed.value.length).toBeLessThanOrEqual(512);
       }),
       { numRuns: 2000 },
-    );
-  });
-});
-
-describe('parseTimestamp', () => {
-  test('reads ISO 8601 timestamps with a zone', () => {
-    expect(ok(parseTimestamp('2026-12-31T23:59:59Z'))?.toISOString()).toBe('2026-12-31T23:59:59.000Z');
-    expect(ok(parseTimestamp('2026-06-01T12:00:00.123456+02:00'))?.toISOString()).toBe('2026-06-01T10:00:00.123Z');
-    expect(ok(parseTimestamp('2026-06-01T12:00-05:30'))?.toISOString()).toBe('2026-06-01T17:30:00.000Z');
-    expect(ok(parseTimestamp('2028-02-29T00:00:00Z'))?.toISOString()).toBe('2028-02-29T00:00:00.000Z');
-  });
-  test('refuses dates without time or zone and impossible values', () => {
-    for (const raw of ['2026-12-31', '2026-12-31T23:59:59', '2026-02-30T00:00:00Z', '2027-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01 00:00:00Z', 'tomorrow', '']) {
-      expect(isError(parseTimestamp(raw))).toBe(true);
-    }
-  });
-  test('property: round-trips every instant through its ISO form', () => {
-    fc.assert(
-      fc.property(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (date) => {
-        expect(ok(parseTimestamp(date.toISOString()))?.getTime()).toBe(date.getTime());
-      }),
-      { numRuns: 2000 },
-    );
-  });
-  test('property: never throws and only returns valid dates', () => {
-    fc.assert(
-      fc.property(fc.string(), (raw) => {
-        const parsed = parseTimestamp(raw);
-        if ('value' in parsed) expect(Number.isNaN(parsed.value.getTime())).toBe(false);
-      }),
     );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { parseHttpUrl } from '../../src/links/link-fields';
 import { CLICK_ID_PARAM, rawQuery, resolveLandingUrl, withClickId } from '../../src/tracking/landing-url';
 
 const encode = (value: string, times: number) => {
@@ -23,7 +24,7 @@ describe('resolveLandingUrl', () => {
     fc.assert(
       fc.property(landingUrls, fc.integer({ min: 1, max: 3 }), (url, depth) => {
         const resolved = resolveLandingUrl(throughQuery(encode(url, depth)));
-        expect(resolved).toEqual({ ok: true, url });
+        expect(resolved).toMatchObject({ ok: true, url });
       }),
       { numRuns: 500 },
     );
@@ -32,7 +33,7 @@ describe('resolveLandingUrl', () => {
   test('encoded characters inside the landing URL are never decoded further', () => {
     fc.assert(
       fc.property(urlsWithEncodedText, fc.integer({ min: 1, max: 3 }), (url, depth) => {
-        expect(resolveLandingUrl(throughQuery(encode(url, depth)))).toEqual({ ok: true, url });
+        expect(resolveLandingUrl(throughQuery(encode(url, depth)))).toMatchObject({ ok: true, url });
       }),
       { numRuns: 500 },
     );
@@ -40,8 +41,8 @@ describe('resolveLandingUrl', () => {
 
   test('an unencoded absolute URL is kept byte for byte', () => {
     const url = 'https://shop.example.com/p/a%20b?q=c%2B%2B&r=%2Fx';
-    expect(resolveLandingUrl(url)).toEqual({ ok: true, url });
-    expect(resolveLandingUrl('HTTPS://Shop.Example.com/A')).toEqual({ ok: true, url: 'HTTPS://Shop.Example.com/A' });
+    expect(resolveLandingUrl(url)).toEqual({ ok: true, url, host: 'shop.example.com' });
+    expect(resolveLandingUrl('HTTPS://Shop.Example.com./A')).toEqual({ ok: true, url: 'HTTPS://Shop.Example.com./A', host: 'shop.example.com' });
   });
 
   test('more than three layers of encoding is refused', () => {
@@ -96,15 +97,36 @@ describe('resolveLandingUrl', () => {
     );
   });
 
-  test('control characters and non-ASCII text are percent-encoded, not passed into the header', () => {
-    expect(resolveLandingUrl(encodeURIComponent('https://a.example.com/x\r\nSet-Cookie: a=b'))).toEqual({
+  test('control characters and blanks are refused; non-ASCII text is percent-encoded, not passed into the header', () => {
+    for (const raw of ['https://a.example.com/x\r\nSet-Cookie: a=b', 'https://a.example.com/a b', 'https://a.example.com/\u0085', 'https://a.example.com/\u3000']) {
+      expect(resolveLandingUrl(encodeURIComponent(raw))).toEqual({ ok: false, reason: 'must not contain blanks, control characters or backslashes' });
+    }
+    expect(resolveLandingUrl(encodeURIComponent('https://bücher.example/ü?q=日本'))).toEqual({
       ok: true,
-      url: 'https://a.example.com/x%0D%0ASet-Cookie:%20a=b',
+      url: 'https://b%C3%BCcher.example/%C3%BC?q=%E6%97%A5%E6%9C%AC',
+      host: 'xn--bcher-kva.example',
     });
-    expect(resolveLandingUrl(encodeURIComponent('https://a.example.com/ü?q=日本'))).toEqual({
-      ok: true,
-      url: 'https://a.example.com/%C3%BC?q=%E6%97%A5%E6%9C%AC',
-    });
+  });
+
+  test('property: a decoded landing URL is accepted exactly when it would be accepted as a link destination', () => {
+    const near = fc.oneof(
+      landingUrls,
+      fc.webUrl({ authoritySettings: { withUserInfo: true } }),
+      fc.tuple(landingUrls, fc.nat(60), fc.constantFrom('@', '\\', ' ', '\t', '\r\n', '\u0000', '\u007f', '\u0085', '\u00a0', '\u2028', 'é', ':'))
+        .map(([url, at, piece]) => url.slice(0, at) + piece + url.slice(at)),
+      fc.string({ maxLength: 40 }).map((tail) => `https://${tail}`),
+    );
+    fc.assert(
+      fc.property(near, fc.integer({ min: 1, max: 3 }), (url, depth) => {
+        // parseHttpUrl has the stricter length bound; within it the two must agree.
+        if (url.length > 2048) return;
+        const asLanding = resolveLandingUrl(throughQuery(encode(url, depth)));
+        const asDestination = parseHttpUrl(url);
+        expect([url, asLanding.ok]).toEqual([url, 'value' in asDestination]);
+        if (asLanding.ok) expect(asLanding.host).toBe(new URL(url).hostname.replace(/\.$/, ''));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
