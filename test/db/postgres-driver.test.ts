@@ -73,7 +73,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       process.on('uncaughtException', onUncaught);
       try {
         const reserved = await sql.reserve();
-        const [{ pid }] = await reserved`SELECT pg_backend_pid() AS pid`;
+        const [{ pid }] = (await reserved`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         expect(await outcome(reserved`SELECT 1`, 5_000)).toMatch(/^refused/);
         expect(await outcome(reserved`SELECT 1`, 5_000)).toBe('refused CONNECTION_CLOSED');
@@ -91,7 +91,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       const sql = postgres(url, { max: 1, onnotice: () => {} });
       try {
         const first = await sql.reserve();
-        const [{ pid }] = await first`SELECT pg_backend_pid() AS pid`;
+        const [{ pid }] = (await first`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
         const waiting = sql.reserve();
         await admin.query('SELECT pg_terminate_backend($1)', [pid]);
         const second = await Promise.race([waiting, Bun.sleep(10_000).then(() => null)]);
