@@ -14,6 +14,8 @@ import { createIpHasher, type IpHasher } from './shared/ip-hash';
 import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import type { TrackingListeners } from './tracking/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
+import { worstWriterState } from './tracking/click-pipeline';
+import type { ClickWriterHealth } from './health/health.routes';
 
 /**
  * The long-lived parts one node runs beside its routes. main.ts builds them once; tests build
@@ -49,7 +51,9 @@ export interface Services {
    * backlog holds the mirror back like the main pipeline's, and stop() writes their journals out
    * beside the main pipeline's.
    */
-  adoptListeners(listeners: Pick<TrackingListeners, 'pending' | 'stop'>): void;
+  adoptListeners(listeners: Pick<TrackingListeners, 'pending' | 'writerState' | 'stop'>): void;
+  /** Whether this node's answered clicks reach the database, with the backlog of all its threads. */
+  clickWriterHealth(): ClickWriterHealth;
   /**
    * `deadline` (a Date.now() time): when the process will be ended whatever is still running
    * (main.ts). The clicks are written first, whatever it takes; the mirror's last round gets
@@ -67,7 +71,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
   await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const tracking = await startTracking({ config, db, linkChanges, ipHasher });
-  let listeners: Pick<TrackingListeners, 'pending' | 'stop'> | undefined;
+  let listeners: Pick<TrackingListeners, 'pending' | 'writerState' | 'stop'> | undefined;
   const writeBurst = createWriteBurst();
   // The mirror waits while redirects have a backlog or conversions and installs pour in:
   // answering comes first (docs/analytics-mirror.md).
@@ -100,6 +104,10 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     adoptListeners(adopted) {
       listeners = adopted;
     },
+    clickWriterHealth: () => ({
+      writer: worstWriterState([tracking.clickPipeline.writerState(), listeners?.writerState() ?? 'ok']),
+      backlog: tracking.clickPipeline.pending() + (listeners?.pending() ?? 0),
+    }),
     async stop({ deadline }: { deadline?: number } = {}) {
       // Every part is stopped even when one fails (a flush refused by an unreachable database,
       // say): a part left running would poll a closed database for as long as the process lives.

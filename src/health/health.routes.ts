@@ -1,19 +1,30 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
+import type { WriterState } from '../tracking/click-pipeline';
 
 /** A load balancer's probe should hear "unhealthy" quickly, not hang with a stuck database. */
 const DB_TIMEOUT_MS = 2000;
+
+/** Whether answered clicks reach the database (src/tracking/click-pipeline.ts), and how many wait. */
+export interface ClickWriterHealth {
+  writer: WriterState;
+  backlog: number;
+}
 
 export interface Health {
   status: 'ok' | 'degraded';
   db: 'ok' | 'error';
   latencyMs: number;
   version: string;
+  clicks?: ClickWriterHealth;
 }
 
 /** One real round trip to the database, bounded in time. */
-export async function checkHealth({ db, version }: { db: Pick<Db, 'query'>; version: string }, timeoutMs = DB_TIMEOUT_MS): Promise<Health> {
+export async function checkHealth(
+  { db, version, clickWriter }: { db: Pick<Db, 'query'>; version: string; clickWriter?: () => ClickWriterHealth },
+  timeoutMs = DB_TIMEOUT_MS,
+): Promise<Health> {
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let dbOk: boolean;
@@ -31,13 +42,18 @@ export async function checkHealth({ db, version }: { db: Pick<Db, 'query'>; vers
     clearTimeout(timer);
   }
   const latencyMs = Math.round(performance.now() - started);
-  return { status: dbOk ? 'ok' : 'degraded', db: dbOk ? 'ok' : 'error', latencyMs, version };
+  const clicks = clickWriter?.();
+  const ok = dbOk && (clicks === undefined || clicks.writer === 'ok');
+  return { status: ok ? 'ok' : 'degraded', db: dbOk ? 'ok' : 'error', latencyMs, version, ...(clicks && { clicks }) };
 }
 
-/** GET /api/health: 200 when the database answers, 503 with db: 'error' when it does not. */
-export function healthRoutes({ db, config }: { db: Db; config: Pick<Config, 'version'> }) {
+/**
+ * GET /api/health: 200 when the database answers, 503 with db: 'error' when it does not. A click
+ * writer that is not writing makes it `degraded` but stays 200: the node still answers and journals.
+ */
+export function healthRoutes({ db, config, clickWriterHealth }: { db: Db; config: Pick<Config, 'version'>; clickWriterHealth?: () => ClickWriterHealth }) {
   return new Elysia({ name: 'health' }).get('/api/health', async ({ set }) => {
-    const health = await checkHealth({ db, version: config.version });
+    const health = await checkHealth({ db, version: config.version, clickWriter: clickWriterHealth });
     if (health.db === 'error') set.status = 503;
     return health;
   });

@@ -32,6 +32,8 @@ export interface ClickPipeline {
   flush(): Promise<void>;
   /** Records journaled and not yet in Postgres. */
   pending(): number;
+  /** Whether records reach the database: `retrying` after a failed batch, `stalled` while one batch takes too long. */
+  writerState(): WriterState;
   /** The backlog at which the batcher stops giving way: CLICK_BACKLOG, or measured (backlog-limit.ts). */
   backlogLimit(): number;
   /** Replays what an earlier run left in the journal, then starts the timer. */
@@ -42,6 +44,16 @@ export interface ClickPipeline {
    */
   stop(): Promise<void>;
 }
+
+export type WriterState = 'ok' | 'retrying' | 'stalled';
+
+const SEVERITY: Record<WriterState, number> = { ok: 0, retrying: 1, stalled: 2 };
+/** The state of several writers: the least healthy one's. */
+export const worstWriterState = (states: WriterState[]): WriterState =>
+  states.reduce<WriterState>((worst, state) => (SEVERITY[state] > SEVERITY[worst] ? state : worst), 'ok');
+
+/** A batch in flight this long reads as stalled (the thread writer's watchdog ends it at STALLED_WRITE_MS). */
+const STALLED_AFTER_MS = 30_000;
 
 export interface ClickPipelineOptions {
   /** Starts a write at once when this many records are waiting. */
@@ -141,6 +153,8 @@ export function createClickPipeline(
   let retryDelay = 0;
   let retryAt = 0;
   let lastError: unknown;
+  /** When the batch the drain waits for started; null while it waits for none. */
+  let writingSince: number | null = null;
   let lastAppendAt = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   let stopping = false;
@@ -222,7 +236,9 @@ export function createClickPipeline(
           }
           const head = inFlight.shift();
           if (!head) break;
+          writingSince = head.started;
           await head.written;
+          writingSince = null;
           head.batch.commit();
           const committedAt = performance.now();
           // The rate a shutdown flush gets: full batches, at full speed, with nothing arriving
@@ -237,6 +253,7 @@ export function createClickPipeline(
           spentMs = committedAt - head.started;
         }
       } catch (error) {
+        writingSince = null;
         // The batches after the failed one may still be running: a retry must not race them.
         // Their records are read again from the oldest uncommitted one; what they did write is
         // skipped by the idempotent insert.
@@ -273,6 +290,8 @@ export function createClickPipeline(
     recordImpression: (impression) => append({ k: 'i', r: impression }),
     flush,
     pending: () => journal.pending(),
+    writerState: () =>
+      lastError !== undefined ? 'retrying' : writingSince !== null && performance.now() - writingSince > STALLED_AFTER_MS ? 'stalled' : 'ok',
     backlogLimit: () => backlog.current(),
     async start() {
       const replaying = journal.pending();

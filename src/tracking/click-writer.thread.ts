@@ -3,10 +3,16 @@ import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './cl
 
 /** How long close() waits for the thread to end its connections before ending the thread. */
 const CLOSE_WAIT_MS = 10_000;
+/**
+ * A write unanswered this long means the thread or its driver is wedged: the thread is ended and
+ * the next batch starts a new one with new connections. A healthy batch takes well under a second.
+ */
+export const STALLED_WRITE_MS = 60_000;
 
 interface Pending {
   resolve(): void;
   reject(error: Error): void;
+  sentAt: number;
 }
 
 /**
@@ -14,7 +20,11 @@ interface Pending {
  * A thread that dies fails the batches it held (the pipeline keeps them journaled and retries) and
  * the next batch starts a new one.
  */
-export function createClickWriterThread(init: ClickWriterInit, options: { onSpawn?: (worker: Worker) => void } = {}): ClickWriter {
+export function createClickWriterThread(
+  init: ClickWriterInit,
+  options: { onSpawn?: (worker: Worker) => void; stalledWriteMs?: number } = {},
+): ClickWriter {
+  const stalledWriteMs = options.stalledWriteMs ?? STALLED_WRITE_MS;
   /** The running thread, with the requests it holds: a thread's end fails its own requests only. */
   interface Thread {
     worker: Worker;
@@ -28,7 +38,9 @@ export function createClickWriterThread(init: ClickWriterInit, options: { onSpaw
     const started: Promise<Thread> = new Promise<Thread>((resolve, reject) => {
       const worker = new Worker(new URL('./click-writer.worker.ts', import.meta.url).href);
       const pending = new Map<number, Pending>();
+      let watchdog: ReturnType<typeof setInterval> | undefined;
       const gone = (error: Error) => {
+        clearInterval(watchdog);
         if (thread === started) thread = null;
         reject(error);
         for (const request of pending.values()) request.reject(error);
@@ -48,6 +60,14 @@ export function createClickWriterThread(init: ClickWriterInit, options: { onSpaw
       };
       worker.addEventListener('error', (event) => gone(new Error(`click writer thread failed: ${event.message}`)));
       worker.addEventListener('close', () => gone(new Error('click writer thread exited')));
+      watchdog = setInterval(() => {
+        const oldest = Math.min(...Array.from(pending.values(), (request) => request.sentAt));
+        if (performance.now() - oldest < stalledWriteMs) return;
+        console.error(`click writer thread: a write unanswered for ${stalledWriteMs} ms; starting a new thread`);
+        worker.terminate();
+        gone(new Error('click writer thread stopped answering'));
+      }, Math.min(5_000, stalledWriteMs / 4));
+      watchdog.unref();
       // The thread alone never keeps the process alive; close() ends it.
       worker.unref();
       worker.postMessage(init);
@@ -63,7 +83,7 @@ export function createClickWriterThread(init: ClickWriterInit, options: { onSpaw
     const { worker, pending } = await (thread ?? spawn());
     const id = nextId++;
     return new Promise<void>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, sentAt: performance.now() });
       worker.postMessage({ ...request, id } as ClickWriterRequest, transfer);
     });
   };

@@ -1,3 +1,4 @@
+import type { WriterState } from './click-pipeline';
 import type { Config } from '../config';
 import type { ForwardTarget } from '../http/forwarding';
 
@@ -26,7 +27,7 @@ export type FromListener =
   | { kind: 'ready' }
   | { kind: 'failed'; message: string }
   | { kind: 'link-applied'; seq: number }
-  /** Records journaled and not yet in Postgres; sent when the number changes. */
-  | { kind: 'backlog'; pending: number }
+  /** Records journaled and not yet in Postgres, and whether they reach it; sent when either changes. */
+  | { kind: 'backlog'; pending: number; writer: WriterState }
   | { kind: 'stopped-serving' }
   | { kind: 'stopped'; pending: number };

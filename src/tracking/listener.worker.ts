@@ -48,10 +48,13 @@ async function start({ config, dataDir, forward }: ListenerInit) {
       fetch: toMainThread,
     });
     const listening = server;
-    let reported = -1;
+    let reported = '';
     const report = setInterval(() => {
       const pending = clickPipeline.pending();
-      if (pending !== reported) reply({ kind: 'backlog', pending: (reported = pending) });
+      const writer = clickPipeline.writerState();
+      if (`${pending} ${writer}` === reported) return;
+      reported = `${pending} ${writer}`;
+      reply({ kind: 'backlog', pending, writer });
     }, BACKLOG_REPORT_MS);
 
     self.onmessage = async (event: MessageEvent<ToListener>) => {

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { ForwardTarget } from '../http/forwarding';
 import type { LinkChanges } from '../links/link-changes';
+import { worstWriterState, type WriterState } from './click-pipeline';
 import { listenerDataDir } from './listener-journals';
 import type { FromListener, ToListener } from './listener.protocol';
 
@@ -14,6 +15,8 @@ export interface TrackingListeners {
   readonly count: number;
   /** Records the threads journaled and have not written yet, as they last reported. */
   pending(): number;
+  /** The least healthy of the threads' click writers, as they last reported. */
+  writerState(): WriterState;
   /** Stops taking connections; resolves once the requests in flight are answered. */
   stopServing(): Promise<void>;
   /** Writes every journaled record to Postgres and ends the threads. */
@@ -32,6 +35,7 @@ interface Listener {
   worker: Worker | null;
   ready: boolean;
   pending: number;
+  writer: WriterState;
   waits: Map<string, () => void>;
 }
 
@@ -46,7 +50,7 @@ export interface TrackingListenersDeps {
 export async function startTrackingListeners(deps: TrackingListenersDeps, count = deps.config.trackingThreads): Promise<TrackingListeners> {
   const { config, forward } = deps;
   const workerUrl = deps.workerUrl ?? new URL('./listener.worker.ts', import.meta.url).href;
-  const listeners: Listener[] = Array.from({ length: count }, (_, index) => ({ index, worker: null, ready: false, pending: 0, waits: new Map() }));
+  const listeners: Listener[] = Array.from({ length: count }, (_, index) => ({ index, worker: null, ready: false, pending: 0, writer: 'ok' as WriterState, waits: new Map() }));
   let stopping = false;
   let seq = 0;
 
@@ -91,6 +95,7 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
           fail(new Error(`tracking listener ${listener.index} failed to start: ${message.message}`));
         } else if (message.kind === 'backlog') {
           listener.pending = message.pending;
+          listener.writer = message.writer;
         } else {
           if (message.kind === 'stopped') listener.pending = message.pending;
           const key = message.kind === 'link-applied' ? `link:${message.seq}` : message.kind;
@@ -135,6 +140,7 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
     await Promise.all(listeners.map((listener) => ask(listener, { kind }, kind === 'stop' ? 'stopped' : 'stopped-serving')));
   };
   const pending = () => listeners.reduce((sum, listener) => sum + listener.pending, 0);
+  const writerState = () => worstWriterState(listeners.map((listener) => listener.writer));
   /** Writes the threads' journals out and ends them (also when some failed to start). */
   const stop = async () => {
     unsubscribe();
@@ -152,6 +158,7 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
   return {
     count,
     pending,
+    writerState,
     stopServing: () => askAll('stop-serving'),
     async stop() {
       await stop();

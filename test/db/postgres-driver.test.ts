@@ -1,16 +1,13 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { EventEmitter } from 'node:events';
+import postgres from 'postgres';
 import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
 
 /*
- * patches/postgres+3.4.9.patch, applied at install, fixes two of the driver's hangs (its header
- * names the upstream reports):
- * - after a connection was cut mid-statement, a statement that needs a new connection while
- *   Postgres refuses it at startup used to wait, with the driver reconnecting ~100 times a
- *   second, until Postgres accepted again;
- * - a COPY ... FROM STDIN that Postgres refused after receiving all its data (a unique violation
- *   found when its rows are inserted at the end) never settled.
- * Each must fail at once, so callers retry or fall back on their own schedule.
+ * Guards of patches/postgres+3.4.9.patch (its header explains each fault and names the upstream
+ * reports). A statement on a cut connection, a COPY refused after its data and a reserve waiting
+ * for a connection must each settle at once, so callers retry on their own schedule.
  */
 const outcome = (promise: Promise<unknown>, waitMs: number) =>
   Promise.race([
@@ -68,5 +65,76 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         await db.close();
       }
     });
+
+    test('a reserved connection whose backend is ended: its statements fail, nothing is thrown, and the pool recovers', async () => {
+      const sql = postgres(url, { max: 2, onnotice: () => {} });
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown) => uncaught.push(error);
+      process.on('uncaughtException', onUncaught);
+      try {
+        const reserved = await sql.reserve();
+        const [{ pid }] = (await reserved`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        expect(await outcome(reserved`SELECT 1`, 5_000)).toMatch(/^refused/);
+        expect(await outcome(reserved`SELECT 1`, 5_000)).toBe('refused CONNECTION_CLOSED');
+        reserved.release();
+        await Bun.sleep(50);
+        expect(uncaught).toEqual([]);
+        for (let i = 0; i < 4; i++) expect(await outcome(sql`SELECT 1`, 5_000)).toBe('answered');
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await sql.end({ timeout: 1 });
+      }
+    });
+
+    test('a reserve waiting for the only connection gets it back when that connection is ended', async () => {
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        const first = await sql.reserve();
+        const [{ pid }] = (await first`SELECT pg_backend_pid() AS pid`) as unknown as [{ pid: number }];
+        const waiting = sql.reserve();
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        const second = await Promise.race([waiting, Bun.sleep(10_000).then(() => null)]);
+        expect(second).not.toBeNull();
+        expect(await outcome(second!`SELECT 1`, 5_000)).toBe('answered');
+        second!.release();
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
   });
 }
+
+/**
+ * A socket closed while the driver still holds a small write for the next turn must not keep the
+ * connection from writing on its next socket. Fake sockets (the driver's `socket` option) make the
+ * order certain: the first closes before the driver's deferred write runs.
+ */
+describe('the Postgres driver, a close with a write pending', () => {
+  test('the next connection attempt still sends its startup message', async () => {
+    const written: number[] = [];
+    const fakeSocket = () => {
+      const socket = Object.assign(new EventEmitter(), {
+        readyState: 'open',
+        setKeepAlive() {},
+        write(bytes: Uint8Array) {
+          written[attempt] = (written[attempt] ?? 0) + bytes.length;
+          return true;
+        },
+        destroy() {},
+        end() {},
+      });
+      const attempt = written.length;
+      written.push(0);
+      if (attempt === 0) setImmediate(() => socket.emit('close', false));
+      return socket;
+    };
+    const sql = postgres({ host: 'fake.invalid', max: 1, connect_timeout: 2, socket: fakeSocket } as never);
+    void sql`SELECT 1`.catch(() => {});
+    for (let i = 0; i < 100 && written.length < 2; i++) await Bun.sleep(20);
+    await Bun.sleep(100);
+    await sql.end({ timeout: 0 }).catch(() => {});
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    expect(written[1]).toBeGreaterThan(0);
+  });
+});

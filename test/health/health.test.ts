@@ -46,7 +46,8 @@ for (const backend of backends()) {
       expect(res.status).toBe(200);
       expectSecurityHeaders(res);
       const health = await body(res);
-      expect(Object.keys(health).sort()).toEqual(['db', 'latencyMs', 'status', 'version']);
+      expect(Object.keys(health).sort()).toEqual(['clicks', 'db', 'latencyMs', 'status', 'version']);
+      expect(health.clicks).toEqual({ writer: 'ok', backlog: 0 });
       expect(health.status).toBe('ok');
       expect(health.db).toBe('ok');
       expect(health.version).toBe(VERSION);
@@ -81,6 +82,15 @@ describe('an unreachable database', () => {
   test('a database that never answers counts as down once the deadline passes', async () => {
     const stuck = { query: () => new Promise<never>(() => {}) };
     expect(await checkHealth({ db: stuck, version: VERSION }, 50)).toMatchObject({ status: 'degraded', db: 'error' });
+  });
+
+  test('a click writer that is not writing makes the node degraded while the database answers', async () => {
+    const answering = { query: async () => [] } as unknown as Db;
+    for (const writer of ['retrying', 'stalled'] as const) {
+      const health = await checkHealth({ db: answering, version: VERSION, clickWriter: () => ({ writer, backlog: 1200 }) });
+      expect(health).toMatchObject({ status: 'degraded', db: 'ok', clicks: { writer, backlog: 1200 } });
+    }
+    expect(await checkHealth({ db: answering, version: VERSION, clickWriter: () => ({ writer: 'ok', backlog: 3 }) })).toMatchObject({ status: 'ok' });
   });
 
   if (process.env.DATABASE_URL) {

@@ -137,5 +137,24 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       expect(spawned).toHaveLength(2);
       expect(await countRows(db, 'clicks', orgId)).toBeGreaterThanOrEqual(2);
     });
+
+    test('a thread whose write is never answered is ended, and the next batch starts a new thread', async () => {
+      // A server that accepts connections and never answers: the driver waits on it for good.
+      const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+      try {
+        const spawned: Worker[] = [];
+        const writer = createClickWriterThread(
+          { databaseUrl: `postgres://svc@127.0.0.1:${silent.port}/none`, ipHashSecret: SECRET, setAsidePath: setAsidePath() },
+          { onSpawn: (worker) => spawned.push(worker), stalledWriteMs: 1_000 },
+        );
+        writers.push(writer);
+        const { orgId } = await orgWithKey(db);
+        expect(await failure(writer.write(linesOf([{ k: 'c', r: makeClick(orgId) }]), 1))).toBe('click writer thread stopped answering');
+        expect(await failure(writer.write(linesOf([{ k: 'c', r: makeClick(orgId) }]), 1))).toBe('click writer thread stopped answering');
+        expect(spawned).toHaveLength(2);
+      } finally {
+        silent.stop(true);
+      }
+    });
   });
 }

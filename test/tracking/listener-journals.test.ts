@@ -19,6 +19,7 @@ describe('listener journals at boot', () => {
       recordImpression: () => {},
       flush: async () => {},
       pending: () => 0,
+      writerState: () => 'ok',
       backlogLimit: () => 0,
       start: async () => void calls.push(`start ${dir}`),
       stop: async () => void calls.push(`stop ${dir}`),

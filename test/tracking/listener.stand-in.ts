@@ -23,7 +23,7 @@ self.onmessage = (event: MessageEvent<ToListener>) => {
     log('started');
     send({ kind: 'ready' });
     const starts = readFileSync(join(dataDir, 'events'), 'utf8').split('\n').filter((line) => line === 'started').length;
-    send({ kind: 'backlog', pending: starts });
+    send({ kind: 'backlog', pending: starts, writer: 'ok' });
     setInterval(() => {
       const trigger = join(dataDir, 'crash-now');
       if (!existsSync(trigger)) return;

@@ -136,11 +136,14 @@ for (const backend of backends()) {
         await pipeline.start();
         flaky.down = true;
         for (let i = 0; i < 500; i++) pipeline.recordClick(makeClick(orgId));
+        expect(pipeline.writerState()).toBe('ok');
         await expect(pipeline.flush()).rejects.toThrow('database unavailable');
         expect(pipeline.pending()).toBe(500);
+        expect(pipeline.writerState()).toBe('retrying');
         expect(segments(dataDir).length).toBeGreaterThan(5);
         flaky.down = false;
         await pipeline.flush();
+        expect(pipeline.writerState()).toBe('ok');
         expect(await countRows(db, 'clicks', orgId)).toBe(500);
         expect(segments(dataDir).length).toBeLessThanOrEqual(1);
         await pipeline.stop();
