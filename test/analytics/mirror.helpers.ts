@@ -1,10 +1,9 @@
 import { afterAll } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMirror, type Mirror, type MirrorOptions } from '../../src/analytics/mirror';
 import type { Queryable } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
+import { tempDir } from '../support/temp-dir';
 
 const open: Mirror[] = [];
 afterAll(async () => {
@@ -19,7 +18,7 @@ export async function testMirror(options: Omit<MirrorOptions, 'path'> & { path?:
 }
 
 export function tempDuckFile(): string {
-  return join(mkdtempSync(join(tmpdir(), 'svc-mirror-')), 'analytics.duckdb');
+  return join(tempDir('mirror'), 'analytics.duckdb');
 }
 
 /** Tests isolate themselves by organisation: the database is shared by the whole file. */

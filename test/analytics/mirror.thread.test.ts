@@ -1,11 +1,11 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mirror } from '../../src/analytics/mirror';
 import { createMirrorThread } from '../../src/analytics/mirror.thread';
 import { testApp } from '../support/app';
 import { backends, createPostgres, onBeforeClose } from '../support/db';
+import { tempDir } from '../support/temp-dir';
 import { countFor, eventually, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 /**
@@ -100,7 +100,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     });
 
     test('a mirror that cannot open its DuckDB file fails to start, with the reason', async () => {
-      const blocked = join(mkdtempSync(join(tmpdir(), 'svc-mirror-')), 'missing-dir', 'analytics.duckdb');
+      const blocked = join(tempDir('mirror'), 'missing-dir', 'analytics.duckdb');
       expect(await failure(createMirrorThread({ databaseUrl: url, path: blocked, intervalMs: 0, log: () => {} }))).toContain('analytics.duckdb');
       expect(existsSync(blocked)).toBe(false);
     });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { listenerDataDir } from '../../src/tracking/listener-journals';
 import { startTrackingListeners } from '../../src/tracking/listeners';
+import { tempDir } from '../support/temp-dir';
 
 /*
  * The main thread's supervision of tracking listener threads (src/tracking/listeners.ts), with a
@@ -14,7 +14,7 @@ import { startTrackingListeners } from '../../src/tracking/listeners';
  */
 describe('tracking listener supervision', () => {
   test('a thread that dies is started again on its own directory, and the new one gets link changes', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    const dataDir = tempDir('listeners');
     const config = loadConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'listener-test-secret-that-is-long-enough-0123' });
     let relay: ((linkId: string) => unknown) | undefined;
     const linkChanges = {

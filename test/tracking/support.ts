@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
 import type { ClickWriter } from '../../src/tracking/click-writer';
 import { newId } from '../../src/shared/ids';
@@ -69,4 +66,3 @@ export function timedWriter(ms: number) {
 
 /** Enough of a Postgres Db for a pipeline whose writer is a stand-in: it picks the store's defaults. */
 export const fakePostgres = { kind: 'postgres' } as Db;
-export const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));

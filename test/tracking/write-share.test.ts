@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createClickPipeline, type ClickPipeline } from '../../src/tracking/click-pipeline';
 import { BASE_SHARE, BUSY_KNEE, BUSY_LOOP, threadLoopMeter, writeShare, type LoopMeter } from '../../src/tracking/write-share';
-import { fakePostgres, freshDir, makeClick, timedWriter } from './support';
+import { tempDir } from '../support/temp-dir';
+import { fakePostgres, makeClick, timedWriter } from './support';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
 const fraction = fc.double({ min: 0, max: 1, noNaN: true });
@@ -111,7 +112,7 @@ describe('the click pipeline beside a busy loop', () => {
 
   test('writes nothing while the backlog is under the knee, writes once it passes, and writes the rest once traffic stops', async () => {
     const { writer, written } = timedWriter(5);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
     await pipeline.start();
     // 20 clicks every 10 ms for 600 ms: about 1,200, under the knee (3,000).
     let recorded = await arrive(pipeline, 600, 20);
@@ -132,7 +133,7 @@ describe('the click pipeline beside a busy loop', () => {
   test('beside a loop that is not busy, the same traffic is written behind it as it comes', async () => {
     const { writer, written } = timedWriter(5);
     const idle: LoopMeter = { sample: () => {}, busy: () => 0 };
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: idle });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: idle });
     await pipeline.start();
     await arrive(pipeline, 600, 20);
     expect(written.records).toBeGreaterThan(0);
@@ -142,7 +143,7 @@ describe('the click pipeline beside a busy loop', () => {
   test('a rest set at a tiny share ends soon after traffic stops (it does not run its full length)', async () => {
     const { writer, written } = timedWriter(50);
     const limit = 10_000;
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: limit, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: limit, loopMeter: busyLoop });
     await pipeline.start();
     // Past the knee by a batch (512) and a little: once a batch is written the share is about
     // 5e-4, so a 50 ms batch is followed by a rest of about a minute and a half.
@@ -161,7 +162,7 @@ describe('the click pipeline beside a busy loop', () => {
 
   test('flush() writes at once what waits beside a busy loop, and stop() writes everything', async () => {
     const { writer, written } = timedWriter(2);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
     await pipeline.start();
     let recorded = await arrive(pipeline, 200, 20);
     expect(written.records).toBe(0);
