@@ -1,7 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { backends } from '../support/db';
+import { eventually } from '../support/wait';
 import type { Queryable } from '../../src/db/db';
-import { countFor, eventually, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
+import { countFor, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine; no assertion depends on time.
 setDefaultTimeout(40_000);
@@ -25,7 +26,7 @@ for (const backend of backends()) {
       await Bun.sleep(300); // thirty intervals
       expect(await copied(mirror, org)).toBe(0);
       busy = false;
-      for (let i = 0; i < 200 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      await eventually(async () => (await copied(mirror, org)) > 0);
       expect(await copied(mirror, org)).toBe(1);
     });
 
@@ -36,7 +37,7 @@ for (const backend of backends()) {
       // would copy three, and the next round would come only after another 5 s deferral.
       const mirror = await testMirror({ db, tables: ['clicks'], intervalMs: 10, batchSize: 3, busy: () => true, maxDeferralMs: 5_000 });
       mirror.start();
-      for (let i = 0; i < 400 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      await eventually(async () => (await copied(mirror, org)) > 0);
       await Bun.sleep(1_000); // the first round finishes; the next is 4 s away
       expect(await copied(mirror, org)).toBe(20);
     });

@@ -46,11 +46,3 @@ export function deferred<T = void>() {
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
-
-/** Polls until `check` holds (bounded); the assertion that follows decides, never the clock. */
-export async function eventually(check: () => Promise<boolean>, tries = 200): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await Bun.sleep(25);
-  }
-}

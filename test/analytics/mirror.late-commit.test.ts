@@ -5,7 +5,8 @@ import type { Db, Queryable } from '../../src/db/db';
 import { openPglite } from '../../src/db/pglite';
 import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
-import { countFor, deferred, eventually, insertClick, newOrg, testMirror } from './mirror.helpers';
+import { eventually } from '../support/wait';
+import { countFor, deferred, insertClick, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
 setDefaultTimeout(30_000);

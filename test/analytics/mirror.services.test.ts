@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { backends } from '../support/db';
 import { testApp } from '../support/app';
+import { eventually } from '../support/wait';
 import { newId } from '../../src/shared/ids';
-import { countFor, eventually, insertClick, newOrg, testMirror } from './mirror.helpers';
+import { countFor, insertClick, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
 setDefaultTimeout(30_000);

@@ -6,7 +6,8 @@ import { createMirrorThread } from '../../src/analytics/mirror.thread';
 import { testApp } from '../support/app';
 import { backends, createPostgres, onBeforeClose } from '../support/db';
 import { tempDir } from '../support/temp-dir';
-import { countFor, eventually, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
+import { eventually } from '../support/wait';
+import { countFor, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 /**
  * The message a promise rejects with. (Bun's expect().rejects never settles for a promise that

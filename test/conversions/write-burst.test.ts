@@ -2,10 +2,11 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { WRITE_BURST_PER_SECOND } from '../../src/shared/write-burst';
 import { testApp } from '../support/app';
-import { eventually, insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/conversion-fixtures';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
+import { eventually } from '../support/wait';
 import { sdkCall } from '../sdk/support';
 
 /*

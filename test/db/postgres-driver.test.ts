@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
+import { eventually } from '../support/wait';
 
 /*
  * scripts/patch-postgres-driver.mjs (run after every install) fixes two of the driver's hangs:
@@ -33,11 +34,10 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
         const cut = db.query('SELECT pg_sleep(30)');
         // Wait until the statement runs, so the connection is cut in the middle of it.
-        for (let i = 0; i < 200; i++) {
-          const running = await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [name]);
-          if (running.length > 0) break;
-          await Bun.sleep(10);
-        }
+        await eventually(
+          async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [name])).length > 0,
+          { everyMs: 10 },
+        );
         let refused: string;
         try {
           await allowConnections(false);

@@ -3,9 +3,10 @@ import { describe, expect, test } from 'bun:test';
 import { hmacSha256Hex } from '../../src/auth/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';
 import { body, testApp } from '../support/app';
-import { eventually, insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/conversion-fixtures';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
+import { eventually } from '../support/wait';
 import { receiver } from './receiver';
 
 const FAST: PostbackWorkerOptions = {

@@ -1,8 +1,8 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
-import { eventually } from '../support/conversion-fixtures';
 import { createPostgres } from '../support/db';
 import { startServer, type RunningServer } from '../support/server';
+import { eventually } from '../support/wait';
 import { receiver } from './receiver';
 
 /** Signs up through the real server and returns an API key of the new organization. */
@@ -56,7 +56,7 @@ for (const store of stores) {
           const res = await fetch(`${server.url}/api/v1/postback-deliveries`, { headers: auth });
           const { data } = (await res.json()) as { data: { status: string; attempts: number; lastStatusCode: number }[] };
           return data[0]?.status === 'delivered' ? data[0] : undefined;
-        }, 60_000, 200);
+        }, { timeoutMs: 60_000, everyMs: 200 });
         expect(log).toMatchObject({ status: 'delivered', attempts: 3, lastStatusCode: 200 });
         expect(endpoint.received).toHaveLength(3);
         expect(endpoint.received.every((r) => r.url.searchParams.get('o') === 'R-1' && r.url.searchParams.get('cid') === 'restart-click')).toBe(true);

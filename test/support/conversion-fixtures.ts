@@ -18,14 +18,3 @@ export async function insertClick(
   );
   return { clickId: id };
 }
-
-/** Waits until `check` returns a value other than undefined, polling; fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await Bun.sleep(everyMs);
-  }
-}

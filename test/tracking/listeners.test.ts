@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { listenerDataDir } from '../../src/tracking/listener-journals';
 import { startTrackingListeners } from '../../src/tracking/listeners';
 import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 
 /*
  * The main thread's supervision of tracking listener threads (src/tracking/listeners.ts), with a
@@ -25,10 +26,6 @@ describe('tracking listener supervision', () => {
     };
     const dir = listenerDataDir(dataDir, 0);
     const events = () => (existsSync(join(dir, 'events')) ? readFileSync(join(dir, 'events'), 'utf8').trim().split('\n') : []);
-    const until = async (check: () => boolean) => {
-      for (let i = 0; i < 400 && !check(); i++) await Bun.sleep(25);
-      expect(check()).toBe(true);
-    };
 
     const listeners = await startTrackingListeners(
       { config, linkChanges, forward: { url: 'http://127.0.0.1:9', token: 'test' }, workerUrl: new URL('./listener.stand-in.ts', import.meta.url).href },
@@ -36,15 +33,15 @@ describe('tracking listener supervision', () => {
     );
     try {
       expect(events()).toEqual(['started']);
-      await until(() => listeners.pending() === 1);
+      await eventually(() => listeners.pending() === 1);
       await relay!('link-1');
       expect(events()).toEqual(['started', 'link link-1']);
 
       writeFileSync(join(dir, 'crash-now'), '');
-      await until(() => events().filter((line) => line === 'started').length === 2);
+      await eventually(() => events().filter((line) => line === 'started').length === 2);
       expect(events()).toEqual(['started', 'link link-1', 'crashed', 'started']);
       // A change reaches threads the supervisor has taken as ready; wait for the new one's.
-      await until(() => listeners.pending() === 2);
+      await eventually(() => listeners.pending() === 2);
 
       await relay!('link-2');
       expect(events().at(-1)).toBe('link link-2');

@@ -4,6 +4,7 @@ import type { ClickWriter } from '../../src/tracking/click-writer';
 import { parseLines } from '../../src/tracking/journal';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
 import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 import { fakePostgres, makeClick } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
@@ -58,12 +59,6 @@ const recordClicks = (pipeline: ClickPipeline, count: number) =>
     return click.id;
   });
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  for (const deadline = performance.now() + timeoutMs; !condition(); await Bun.sleep(10)) {
-    if (performance.now() > deadline) throw new Error('timed out');
-  }
-}
-
 describe('click pipeline: batches in flight on a writer thread', () => {
   test(`at full speed the writer is handed ${THREAD_BATCHES_IN_FLIGHT} batches at once, never more, read in journal order, each record once`, async () => {
     // Every second batch finishes before the one handed out before it.
@@ -87,7 +82,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     const ids = recordClicks(pipeline, 4 * BATCH);
     expect(await pipeline.flush().then(() => 'resolved', (error: Error) => error.message)).toBe('write 2 failed');
     // The timer retries once the backoff has passed.
-    await until(() => pipeline.pending() === 0);
+    await eventually(() => pipeline.pending() === 0);
     const times = timesWritten(calls);
     expect([...times.keys()].sort()).toEqual([...ids].sort());
     // The first batch was committed before the second failed: never written again.
@@ -104,7 +99,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     await pipeline.start();
     const ids = recordClicks(pipeline, 3 * BATCH);
     await pipeline.flush().catch(() => {});
-    await until(() => pipeline.pending() === 0);
+    await eventually(() => pipeline.pending() === 0);
     expect(calls[0]!.ids).toEqual(ids.slice(0, BATCH));
     expect(calls[1]!.ids).toEqual(ids.slice(BATCH, 2 * BATCH));
     // The retry starts from the failed batch, once the batch in flight beside it has ended.

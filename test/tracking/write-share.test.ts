@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { createClickPipeline, type ClickPipeline } from '../../src/tracking/click-pipeline';
 import { BASE_SHARE, BUSY_KNEE, BUSY_LOOP, threadLoopMeter, writeShare, type LoopMeter } from '../../src/tracking/write-share';
 import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 import { fakePostgres, makeClick, timedWriter } from './support';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
@@ -124,8 +125,7 @@ describe('the click pipeline beside a busy loop', () => {
     expect(written.records).toBeGreaterThan(0);
     expect(pipeline.pending()).toBeGreaterThan(0);
     // Quiet: everything is written without a flush.
-    const deadline = performance.now() + 3000;
-    while (pipeline.pending() > 0 && performance.now() < deadline) await Bun.sleep(20);
+    await eventually(() => pipeline.pending() === 0, { timeoutMs: 3000, everyMs: 20 });
     expect(written.records).toBe(recorded);
     await pipeline.stop();
   });
@@ -153,7 +153,7 @@ describe('the click pipeline beside a busy loop', () => {
     expect(written.batches).toBe(1);
     expect(writeShare(pipeline.pending() / limit, 1)).toBeLessThan(1e-3);
     const stopped = performance.now();
-    while (pipeline.pending() > 0 && performance.now() - stopped < 5000) await Bun.sleep(20);
+    await eventually(() => pipeline.pending() === 0, { timeoutMs: 5000, everyMs: 20 });
     // Quiet after 200 ms, then about ten full-speed batches of 50 ms.
     expect(written.records).toBe(recorded);
     expect(performance.now() - stopped).toBeLessThan(3000);
