@@ -1,7 +1,6 @@
 import { afterAll } from 'bun:test';
 import { join } from 'node:path';
 import { createMirror, type Mirror, type MirrorOptions } from '../../src/analytics/mirror';
-import type { Queryable } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
 import { tempDir } from '../support/temp-dir';
 
@@ -23,14 +22,6 @@ export function tempDuckFile(): string {
 
 /** Tests isolate themselves by organisation: the database is shared by the whole file. */
 export const newOrg = () => `org_${newId()}`;
-
-export async function insertClick(db: Queryable, orgId: string, id = newId()): Promise<string> {
-  await db.query(
-    `INSERT INTO clicks (id, org_id, created_at, next_hop_url) VALUES ($1, $2, now(), 'https://example.com/landing')`,
-    [id, orgId],
-  );
-  return id;
-}
 
 export async function countFor(mirror: Mirror, table: string, orgId: string): Promise<{ rows: number; ids: number }> {
   const [row] = await mirror.query<{ rows: number; ids: number }>(

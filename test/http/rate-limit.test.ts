@@ -1,7 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
-import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
