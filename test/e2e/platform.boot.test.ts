@@ -1,5 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { registerOver } from '../support/over-http';
 import { runBun } from '../support/process';
 import { freePort, startServer, waitForOutput } from '../support/server';
 import { tempDir } from '../support/temp-dir';
@@ -119,14 +120,7 @@ describe('graceful stop', () => {
     const dataDir = tempDir('boot');
     // No SESSION_SECRET: the one generated under DATA_DIR must survive the restart.
     const first = await startServer({ SESSION_SECRET: '' }, { dataDir, timeoutMs: BOOT_MS });
-    const email = `boot-${Date.now()}@example.com`;
-    const registered = await fetch(`${first.url}/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password: 'correct horse', organization: 'Restart' }),
-    });
-    expect(registered.status).toBe(201);
-    const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
+    const { email, password, cookie } = await registerOver(first);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = await startServer({ SESSION_SECRET: '' }, { dataDir, timeoutMs: BOOT_MS });
@@ -134,7 +128,7 @@ describe('graceful stop', () => {
       const login = await fetch(`${second.url}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'correct horse' }),
+        body: JSON.stringify({ email, password }),
       });
       expect(login.status).toBe(200);
       expect((await fetch(`${second.url}/api/dashboard/keys`, { headers: { cookie } })).status).toBe(200);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { expectSecurityHeaders } from '../support/http';
+import { createLinkOver } from '../support/over-http';
 import { freePort, startServer, type RunningServer } from '../support/server';
-import { createLinkOver } from './link-over-http';
 
 /**
  * The real server answers GET /c and GET /i from Bun's own routes, not through the app.

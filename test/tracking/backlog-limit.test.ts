@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { FLUSH_BUDGET_MS, MIN_BACKLOG_LIMIT, fixedBacklogLimit, measuredBacklogLimit } from '../../src/tracking/backlog-limit';
 import { createClickPipeline, DEFAULT_BACKLOG_LIMIT } from '../../src/tracking/click-pipeline';
 import { tempDir } from '../support/temp-dir';
-import { fakePostgres, makeClick, timedWriter } from './support';
+import { arrive, fakePostgres, makeClick, timedWriter } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
 const BATCH = 512;
@@ -86,13 +86,8 @@ describe('the backlog limit in the click pipeline', () => {
     const { writer, written } = timedWriter(20);
     const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer });
     await pipeline.start();
-    let recorded = 0;
     // A record every 50 ms or so, never 200 ms apart: most 20 ms batches start and end between two.
-    for (const until = performance.now() + 2000; performance.now() < until; ) {
-      for (let i = 0; i < 600; i++) pipeline.recordClick(makeClick(ORG));
-      recorded += 600;
-      await Bun.sleep(50);
-    }
+    const recorded = await arrive(pipeline, ORG, { ms: 2000, perRound: 600, everyMs: 50 });
     expect(written.records).toBeGreaterThan(BATCH); // the writer did write full batches meanwhile
     expect(pipeline.backlogLimit()).toBe(DEFAULT_BACKLOG_LIMIT.postgres);
     await pipeline.stop();

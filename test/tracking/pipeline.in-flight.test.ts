@@ -5,7 +5,7 @@ import { parseLines } from '../../src/tracking/journal';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
 import { tempDir } from '../support/temp-dir';
 import { eventually } from '../support/wait';
-import { fakePostgres, makeClick } from './support';
+import { arrive, fakePostgres, makeClick } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
 const BATCH = 512;
@@ -119,7 +119,7 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     await pipeline.start();
     for (let i = 0; i < Math.round(0.9 * 4 * BATCH); i++) pipeline.recordClick(makeClick(ORG));
     // Clicks keep arriving, a few at a time: traffic is never quiet.
-    for (const stopAt = performance.now() + 600; performance.now() < stopAt; await Bun.sleep(20)) pipeline.recordClick(makeClick(ORG));
+    await arrive(pipeline, ORG, { ms: 600, perRound: 1, everyMs: 20 });
     expect(calls.length).toBeGreaterThan(0);
     expect(maxActive()).toBe(1);
     await pipeline.stop();

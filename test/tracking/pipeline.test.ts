@@ -8,7 +8,7 @@ import { JournalBusy } from '../../src/tracking/journal';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { tempDir } from '../support/temp-dir';
-import { countRows, flakyDb, makeClick, makeImpression } from './support';
+import { arrive, countRows, flakyDb, makeClick, makeImpression } from './support';
 
 const segments = (dataDir: string) => readdirSync(join(dataDir, 'journal')).filter((name) => name.endsWith('.jsonl'));
 const ingestion = createIngestion({ ipHasher: createIpHasher('pipeline-test-secret-0123456789-0123456789') });
@@ -114,12 +114,7 @@ for (const backend of backends()) {
         const { orgId } = await orgWithKey(db);
         const pipeline = createClickPipeline({ db, dataDir: tempDir('pipeline'), enrich }, { backlogLimit: 1_000_000 });
         await pipeline.start();
-        let recorded = 0;
-        for (const until = performance.now() + 1500; performance.now() < until; ) {
-          for (let i = 0; i < 20; i++) pipeline.recordClick(makeClick(orgId));
-          recorded += 20;
-          await Bun.sleep(2);
-        }
+        const recorded = await arrive(pipeline, orgId, { ms: 1500, perRound: 20, everyMs: 2 });
         // Never starved: part of the burst is already in the database while it is still arriving.
         expect(await countRows(db, 'clicks', orgId)).toBeGreaterThan(0);
         await pipeline.flush();

@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/db';
+import type { ClickPipeline } from '../../src/tracking/click-pipeline';
 import type { ClickWriter } from '../../src/tracking/click-writer';
 import { newId } from '../../src/shared/ids';
 import type { ClickRecord } from '../../src/tracking/click.model';
@@ -16,6 +17,17 @@ export function makeClick(orgId: string, overrides: Partial<ClickRecord> = {}): 
     country: null, os_family: null, os_version: null, device_type: null, drop_reason: null, params: { utm_source: 'x' },
     ...overrides,
   };
+}
+
+/** Traffic that keeps arriving: `perRound` clicks of `orgId` every `everyMs` for `ms`. Resolves to how many. */
+export async function arrive(pipeline: ClickPipeline, orgId: string, { ms, perRound, everyMs }: { ms: number; perRound: number; everyMs: number }): Promise<number> {
+  let recorded = 0;
+  for (const until = performance.now() + ms; performance.now() < until; ) {
+    for (let i = 0; i < perRound; i++) pipeline.recordClick(makeClick(orgId));
+    recorded += perRound;
+    await Bun.sleep(everyMs);
+  }
+  return recorded;
 }
 
 export function makeImpression(orgId: string, overrides: Partial<ImpressionRecord> = {}): ImpressionRecord {
