@@ -20,7 +20,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { openPglite } from '../src/db/pglite';
-import { createLinkOver } from '../test/e2e/link-over-http';
+import { createLinkOver } from '../test/support/over-http';
 import { freePort, startServer } from '../test/support/server';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';

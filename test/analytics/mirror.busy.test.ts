@@ -1,7 +1,9 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
+import { eventually } from '../support/wait';
 import type { Queryable } from '../../src/db/db';
-import { countFor, eventually, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
+import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine; no assertion depends on time.
 setDefaultTimeout(40_000);
@@ -20,23 +22,23 @@ for (const backend of backends()) {
       let busy = true;
       const org = newOrg();
       const mirror = await testMirror({ db, tables: ['clicks'], intervalMs: 10, busy: () => busy, maxDeferralMs: 60_000 });
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       mirror.start();
       await Bun.sleep(300); // thirty intervals
       expect(await copied(mirror, org)).toBe(0);
       busy = false;
-      for (let i = 0; i < 200 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      await eventually(async () => (await copied(mirror, org)) > 0);
       expect(await copied(mirror, org)).toBe(1);
     });
 
     test('after the longest deferral a round copies every batch although the node stays busy', async () => {
       const org = newOrg();
-      for (let i = 0; i < 20; i++) await insertClick(db, org);
+      for (let i = 0; i < 20; i++) await insertClick(db, { orgId: org });
       // batchSize 3: twenty rows need seven batches; a round that gave way after its first batch
       // would copy three, and the next round would come only after another 5 s deferral.
       const mirror = await testMirror({ db, tables: ['clicks'], intervalMs: 10, batchSize: 3, busy: () => true, maxDeferralMs: 5_000 });
       mirror.start();
-      for (let i = 0; i < 400 && (await copied(mirror, org)) === 0; i++) await Bun.sleep(25);
+      await eventually(async () => (await copied(mirror, org)) > 0);
       await Bun.sleep(1_000); // the first round finishes; the next is 4 s away
       expect(await copied(mirror, org)).toBe(20);
     });
@@ -51,7 +53,7 @@ for (const backend of backends()) {
 
     test('an interval round under way ends at a stop; the stop keeps to its budget and the rest is copied at the next start', async () => {
       const org = newOrg();
-      for (let i = 0; i < 30; i++) await insertClick(db, org);
+      for (let i = 0; i < 30; i++) await insertClick(db, { orgId: org });
       // Every read from Postgres takes 30 ms: thirty one-row batches are a round of about a second.
       const slow: Queryable = { query: async (sql, params) => (await Bun.sleep(30), db.query(sql, params)) } as Queryable;
       const path = tempDuckFile();

@@ -1,10 +1,8 @@
 import { afterAll } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMirror, type Mirror, type MirrorOptions } from '../../src/analytics/mirror';
-import type { Queryable } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
+import { tempDir } from '../support/temp-dir';
 
 const open: Mirror[] = [];
 afterAll(async () => {
@@ -19,19 +17,11 @@ export async function testMirror(options: Omit<MirrorOptions, 'path'> & { path?:
 }
 
 export function tempDuckFile(): string {
-  return join(mkdtempSync(join(tmpdir(), 'svc-mirror-')), 'analytics.duckdb');
+  return join(tempDir('mirror'), 'analytics.duckdb');
 }
 
 /** Tests isolate themselves by organisation: the database is shared by the whole file. */
 export const newOrg = () => `org_${newId()}`;
-
-export async function insertClick(db: Queryable, orgId: string, id = newId()): Promise<string> {
-  await db.query(
-    `INSERT INTO clicks (id, org_id, created_at, next_hop_url) VALUES ($1, $2, now(), 'https://example.com/landing')`,
-    [id, orgId],
-  );
-  return id;
-}
 
 export async function countFor(mirror: Mirror, table: string, orgId: string): Promise<{ rows: number; ids: number }> {
   const [row] = await mirror.query<{ rows: number; ids: number }>(
@@ -46,12 +36,4 @@ export function deferred<T = void>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-/** Polls until `check` holds (bounded); the assertion that follows decides, never the clock. */
-export async function eventually(check: () => Promise<boolean>, tries = 200): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await Bun.sleep(25);
-  }
 }

@@ -4,8 +4,10 @@ import type { Mirror } from '../../src/analytics/mirror';
 import type { Db, Queryable } from '../../src/db/db';
 import { openPglite } from '../../src/db/pglite';
 import { openPostgres } from '../../src/db/postgres';
+import { insertClick } from '../support/clicks';
 import { backends, createPostgres } from '../support/db';
-import { countFor, deferred, eventually, insertClick, newOrg, testMirror } from './mirror.helpers';
+import { eventually } from '../support/wait';
+import { countFor, deferred, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
 setDefaultTimeout(30_000);
@@ -26,14 +28,14 @@ for (const backend of backends()) {
       test('a row whose transaction commits after a later one is never skipped', async () => {
         const org = newOrg();
         const mirror = await testMirror({ db, tables: ['clicks'] });
-        const before = await insertClick(db, org);
+        const before = await insertClick(db, { orgId: org });
         await mirror.catchUp();
 
         // Transaction A inserts a and stays open on one connection ...
         const aInserted = deferred<{ id: string; txid: string }>();
         const releaseA = deferred();
         const transactionA = db.transaction(async (tx) => {
-          const id = await insertClick(tx, org);
+          const id = await insertClick(tx, { orgId: org });
           const [row] = await tx.query<{ txid: string }>('SELECT pg_current_xact_id()::text AS txid');
           aInserted.resolve({ id, txid: row!.txid });
           await releaseA.promise;
@@ -43,7 +45,7 @@ for (const backend of backends()) {
         try {
           // ... while B inserts b on another connection and commits first, with a later txid:
           // a cursor that followed committed rows alone would pass a here and never come back.
-          b = await insertClick(db, org);
+          b = await insertClick(db, { orgId: org });
           const [bRow] = await db.query<{ txid: string }>('SELECT _txid::text AS txid FROM clicks WHERE id = $1', [b]);
           expect(BigInt(bRow!.txid)).toBeGreaterThan(BigInt(a.txid));
 
@@ -67,13 +69,13 @@ for (const backend of backends()) {
         const written = deferred();
         const release = deferred();
         const elsewhere = other.transaction(async (tx) => {
-          await insertClick(tx, org);
+          await insertClick(tx, { orgId: org });
           written.resolve();
           await release.promise;
         });
         await written.promise;
         try {
-          const id = await insertClick(db, org);
+          const id = await insertClick(db, { orgId: org });
           await mirror.catchUp();
           expect(await mirroredIds(mirror, org)).toEqual([id]);
         } finally {
@@ -137,7 +139,7 @@ for (const backend of backends()) {
           expect(logs).toContain(FAILED);
           expect(catchUpWhileRefused).toBe('failed');
           const org = newOrg();
-          const id = await insertClick(target, org);
+          const id = await insertClick(target, { orgId: org });
           await eventually(async () => (await mirroredIds(mirror, org)).length > 0);
           expect(await mirroredIds(mirror, org)).toEqual([id]);
           expect(logs).toContain(RECOVERED);
@@ -161,13 +163,13 @@ for (const backend of backends()) {
         const aInserted = deferred<string>();
         const releaseA = deferred();
         const transactionA = db.transaction(async (tx) => {
-          aInserted.resolve(await insertClick(tx, org));
+          aInserted.resolve(await insertClick(tx, { orgId: org }));
           await releaseA.promise;
         });
         const a = await aInserted.promise;
         // One connection: both wait for A. Had catchUp read past A, a (uncommitted now) would be lost.
         const pending = mirror.catchUp();
-        const insertB = insertClick(db, org);
+        const insertB = insertClick(db, { orgId: org });
         releaseA.resolve();
         await transactionA;
         const b = await insertB;
@@ -198,7 +200,7 @@ for (const backend of backends()) {
 
         current = db;
         const org = newOrg();
-        const id = await insertClick(db, org);
+        const id = await insertClick(db, { orgId: org });
         await eventually(async () => (await mirroredIds(mirror, org)).length > 0);
         expect(await mirroredIds(mirror, org)).toEqual([id]);
         expect(logs).toContain(RECOVERED);
@@ -224,8 +226,8 @@ async function interleave(db: Db, mirror: Mirror, org: string, steps: Step[]): P
       if (s.kind === 'open') slots[s.slot] ??= await openTransaction(db);
       else if (s.kind === 'write') {
         const slot = slots[s.slot];
-        if (slot) slot.ids.push(await insertClick(slot.tx, org));
-        else committed.push(await insertClick(db, org));
+        if (slot) slot.ids.push(await insertClick(slot.tx, { orgId: org }));
+        else committed.push(await insertClick(db, { orgId: org }));
       } else if (s.kind === 'commit' || s.kind === 'rollback') {
         const slot = slots[s.slot];
         if (!slot) continue;

@@ -1,10 +1,12 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { testApp } from '../support/app';
+import { eventually } from '../support/wait';
 import { newId } from '../../src/shared/ids';
-import { countFor, eventually, insertClick, newOrg, testMirror } from './mirror.helpers';
+import { countFor, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
 setDefaultTimeout(30_000);
@@ -17,7 +19,7 @@ for (const backend of backends()) {
       const { services, config } = await testApp(db, { MIRROR_INTERVAL_MS: '0' });
       expect(existsSync(join(config.dataDir, 'analytics.duckdb'))).toBe(true);
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await services.mirror.catchUp();
       expect(await countFor(services.mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
     });
@@ -25,7 +27,7 @@ for (const backend of backends()) {
     test('the interval copies rows without anyone asking', async () => {
       const { services } = await testApp(db, { MIRROR_INTERVAL_MS: '20' });
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       const copied = async () => (await countFor(services.mirror, 'clicks', org).catch(() => ({ rows: 0 }))).rows === 1;
       await eventually(copied);
       expect(await countFor(services.mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
@@ -34,7 +36,7 @@ for (const backend of backends()) {
     test('stopping the services copies what is left before DuckDB closes', async () => {
       const { services, config } = await testApp(db, { MIRROR_INTERVAL_MS: '0' });
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await services.stop();
       const reopened = await testMirror({ db, path: join(config.dataDir, 'analytics.duckdb') });
       expect(await countFor(reopened, 'clicks', org)).toEqual({ rows: 1, ids: 1 });

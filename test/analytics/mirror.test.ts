@@ -1,8 +1,9 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { MIRRORED_TABLES } from '../../src/analytics/mirror.tables';
 import { newId } from '../../src/shared/ids';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
-import { countFor, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
+import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
 setDefaultTimeout(30_000);
@@ -59,8 +60,8 @@ for (const backend of backends()) {
     test('catchUp is idempotent: a second call copies nothing', async () => {
       const org = newOrg();
       const mirror = await testMirror({ db });
-      await insertClick(db, org);
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
+      await insertClick(db, { orgId: org });
       expect(await mirror.catchUp()).toBeGreaterThanOrEqual(2);
       expect(await mirror.catchUp()).toBe(0);
       expect(await countFor(mirror, 'clicks', org)).toEqual({ rows: 2, ids: 2 });
@@ -80,12 +81,12 @@ for (const backend of backends()) {
       const org = newOrg();
       const path = tempDuckFile();
       const first = await testMirror({ db, path });
-      await insertClick(db, org);
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
+      await insertClick(db, { orgId: org });
       await first.catchUp();
       await first.stop();
 
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       const second = await testMirror({ db, path });
       expect(await countFor(second, 'clicks', org)).toEqual({ rows: 2, ids: 2 });
       expect(await second.catchUp()).toBe(1);
@@ -112,7 +113,7 @@ for (const backend of backends()) {
 
     test('the touch trigger stamps an update with the updating transaction', async () => {
       const org = newOrg();
-      const id = await insertClick(db, org);
+      const id = await insertClick(db, { orgId: org });
       const stamped = await db.transaction(async (tx) => {
         await tx.query("UPDATE clicks SET drop_reason = 'bot' WHERE id = $1", [id]);
         const [row] = await tx.query<{ same: boolean }>(
@@ -132,14 +133,14 @@ for (const backend of backends()) {
       const org = newOrg();
       const mirror = await testMirror({ db, tables: ['clicks', 'conversions'] });
       await mirror.catchUp();
-      const before = await insertClick(db, org);
+      const before = await insertClick(db, { orgId: org });
       // Postgres accepts timestamps up to the year 294276, DuckDB only to 294247.
       const bad = newId();
       await db.query(
         `INSERT INTO clicks (id, org_id, created_at, next_hop_url) VALUES ($1, $2, '294270-01-01 00:00:00+00', 'https://example.com/far')`,
         [bad, org],
       );
-      const after = await insertClick(db, org);
+      const after = await insertClick(db, { orgId: org });
       await db.query(`INSERT INTO conversions (id, org_id, event_name, source) VALUES ($1, $2, 'signup', 'api')`, [newId(), org]);
 
       await expect(mirror.catchUp()).rejects.toThrow();
@@ -157,11 +158,11 @@ for (const backend of backends()) {
       const mirror = await testMirror({ db, tables: ['clicks'] });
       await expect(
         db.transaction(async (tx) => {
-          await insertClick(tx, org);
+          await insertClick(tx, { orgId: org });
           throw new Error('abort');
         }),
       ).rejects.toThrow('abort');
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await mirror.catchUp();
       expect(await countFor(mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
     });
@@ -169,7 +170,7 @@ for (const backend of backends()) {
     test('analytics queries are read-only: writes and second statements are refused', async () => {
       const org = newOrg();
       const mirror = await testMirror({ db, tables: ['clicks'] });
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await mirror.catchUp();
       await expect(mirror.query('DELETE FROM clicks')).rejects.toThrow();
       await expect(mirror.query("UPDATE clicks SET org_id = 'x'")).rejects.toThrow();
@@ -182,7 +183,7 @@ for (const backend of backends()) {
     test('query parameters bind as values, never as SQL', async () => {
       const org = newOrg();
       const mirror = await testMirror({ db, tables: ['clicks'] });
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await mirror.catchUp();
       expect(await mirror.query('SELECT id FROM clicks WHERE org_id = $1', ["' OR 1=1 --"])).toEqual([]);
       const since = new Date(Date.now() - 3_600_000);
@@ -199,7 +200,7 @@ for (const backend of backends()) {
     test('a stop with no time left copies one batch a table; the rest is copied at the next start', async () => {
       const org = newOrg();
       const path = tempDuckFile();
-      for (let i = 0; i < 5; i++) await insertClick(db, org);
+      for (let i = 0; i < 5; i++) await insertClick(db, { orgId: org });
       const stopping = await testMirror({ db, path, tables: ['clicks'], batchSize: 2 });
       await stopping.stop({ budgetMs: 0 });
       const reopened = await testMirror({ db, path, tables: ['clicks'], batchSize: 2 });

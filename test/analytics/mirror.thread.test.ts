@@ -1,12 +1,14 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mirror } from '../../src/analytics/mirror';
 import { createMirrorThread } from '../../src/analytics/mirror.thread';
 import { testApp } from '../support/app';
+import { insertClick } from '../support/clicks';
 import { backends, createPostgres, onBeforeClose } from '../support/db';
-import { countFor, eventually, insertClick, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
+import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
+import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 /**
  * The message a promise rejects with. (Bun's expect().rejects never settles for a promise that
@@ -43,7 +45,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     test('catchUp copies committed rows and answers with the count; queries come back typed', async () => {
       const mirror = await thread();
       const org = newOrg();
-      const ids = [await insertClick(db, org), await insertClick(db, org)];
+      const ids = [await insertClick(db, { orgId: org }), await insertClick(db, { orgId: org })];
       expect(await mirror.catchUp()).toBeGreaterThanOrEqual(2);
       expect(await countFor(mirror, 'clicks', org)).toEqual({ rows: 2, ids: 2 });
       const rows = await mirror.query<{ id: string; created_at: Date; n: number }>(
@@ -67,7 +69,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       let busy = true;
       const mirror = await thread({ intervalMs: 20, busy: () => busy });
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       // Before the first round DuckDB has no tables yet: that too counts as not copied.
       const copied = async () => (await countFor(mirror, 'clicks', org).catch(() => ({ rows: 0 }))).rows === 1;
       await Bun.sleep(600); // a dozen intervals: none copies while busy
@@ -81,7 +83,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       const path = tempDuckFile();
       const mirror = await createMirrorThread({ databaseUrl: url, path, intervalMs: 0, log: () => {} });
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await mirror.stop();
       expect(await failure(mirror.catchUp())).toContain('stopped');
       expect(await failure(mirror.query('SELECT 1'))).toContain('stopped');
@@ -92,7 +94,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     test('a stop with no time left copies one batch a table on the thread too', async () => {
       const path = tempDuckFile();
       const org = newOrg();
-      for (let i = 0; i < 5; i++) await insertClick(db, org);
+      for (let i = 0; i < 5; i++) await insertClick(db, { orgId: org });
       const mirror = await createMirrorThread({ databaseUrl: url, path, intervalMs: 0, batchSize: 2, log: () => {} });
       await mirror.stop({ budgetMs: 0 });
       const reopened = await testMirror({ db, path, intervalMs: 0 });
@@ -100,7 +102,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     });
 
     test('a mirror that cannot open its DuckDB file fails to start, with the reason', async () => {
-      const blocked = join(mkdtempSync(join(tmpdir(), 'svc-mirror-')), 'missing-dir', 'analytics.duckdb');
+      const blocked = join(tempDir('mirror'), 'missing-dir', 'analytics.duckdb');
       expect(await failure(createMirrorThread({ databaseUrl: url, path: blocked, intervalMs: 0, log: () => {} }))).toContain('analytics.duckdb');
       expect(existsSync(blocked)).toBe(false);
     });
@@ -108,7 +110,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     test('services on Postgres run the mirror on its thread, and catchUp reaches it', async () => {
       const { services } = await testApp(db, { DATABASE_URL: url, MIRROR_INTERVAL_MS: '0' });
       const org = newOrg();
-      await insertClick(db, org);
+      await insertClick(db, { orgId: org });
       await services.mirror.catchUp();
       expect(await countFor(services.mirror, 'clicks', org)).toEqual({ rows: 1, ids: 1 });
     });

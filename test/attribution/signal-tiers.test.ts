@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { runWaterfall } from '../../src/attribution/waterfall';
+import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink } from '../support/fixtures';
-import { hoursAgo, insertClick, insertImpression, minutesAgo } from '../support/sdk-fixtures';
+import { hoursAgo, insertImpression, minutesAgo } from '../support/sdk-fixtures';
 import { AT, ipHasher, tenant, waterfallInput } from './support';
 
 const IP = '198.51.100.23';
@@ -19,7 +20,7 @@ for (const backend of backends()) {
         const t = await tenant(db);
         const { campaignId } = await insertCampaign(db, t.orgId, { appId: t.appId });
         const { linkId } = await insertLink(db, t.orgId, { campaignId, deepLinkPath: '/promo/spring' });
-        const clickId = await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: minutesAgo(AT, 30), linkId, campaignId, osFamily: 'Android', osVersion: '14' });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: minutesAgo(AT, 30), linkId, campaignId, osFamily: 'Android', osVersion: '14' });
         const result = await runWaterfall(deps, waterfallInput(t, { ip: IP, osVersion: '14' }));
         expect(result).toMatchObject({ method: 'DEFERRED_DEEPLINK', clickId, campaignId, deepLinkPath: '/promo/spring' });
         expect(result.evidence).toMatchObject({ signals: ['ip', 'os_family', 'os_version'], window: { hours: 2 }, candidates: 1 });
@@ -30,16 +31,16 @@ for (const backend of backends()) {
       test('near misses: past the window it is only PROBABILISTIC (path still returned); other OS, other IP, other organization never', async () => {
         const t = await tenant(db);
         const { linkId } = await insertLink(db, t.orgId, { deepLinkPath: '/late' });
-        const late = await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 3), linkId });
+        const late = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 3), linkId });
         const result = await runWaterfall(deps, waterfallInput(t, { ip: IP }));
         expect(result).toMatchObject({ method: 'PROBABILISTIC', clickId: late, deepLinkPath: '/late' });
 
         const u = await tenant(db);
         const { linkId: other } = await insertLink(db, u.orgId, { deepLinkPath: '/x' });
-        await insertClick(db, ipHasher, { orgId: u.orgId, ip: IP, createdAt: minutesAgo(AT, 10), linkId: other, osFamily: 'iOS' });
-        await insertClick(db, ipHasher, { orgId: u.orgId, ip: ELSEWHERE, createdAt: minutesAgo(AT, 10), linkId: other });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: u.orgId, ip: IP, createdAt: minutesAgo(AT, 10), linkId: other, osFamily: 'iOS' });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: u.orgId, ip: ELSEWHERE, createdAt: minutesAgo(AT, 10), linkId: other });
         const foreign = await tenant(db);
-        await insertClick(db, ipHasher, { orgId: foreign.orgId, ip: IP, createdAt: minutesAgo(AT, 10), linkId: other });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: foreign.orgId, ip: IP, createdAt: minutesAgo(AT, 10), linkId: other });
         const none = await runWaterfall(deps, waterfallInput(u, { ip: IP, settings: { household_window_hours: 0 } }));
         expect(none.method).toBe('ORGANIC');
       });
@@ -48,7 +49,7 @@ for (const backend of backends()) {
     describe('PROBABILISTIC', () => {
       test('any click from the same IP and OS family in 24 hours, with the signals and a confidence recorded', async () => {
         const t = await tenant(db);
-        const clickId = await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 5), osFamily: 'Android', osVersion: '10' });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 5), osFamily: 'Android', osVersion: '10' });
         const result = await runWaterfall(deps, waterfallInput(t, { ip: IP, osVersion: '14' }));
         expect(result).toMatchObject({ method: 'PROBABILISTIC', clickId, deepLinkPath: null });
         // Android "10" is what Chrome's reduced user agent reports for every device: not evidence either way.
@@ -58,17 +59,17 @@ for (const backend of backends()) {
 
       test('a known OS version or device type that disagrees is another device', async () => {
         const t = await tenant(db);
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'iOS', osVersion: '16.2', deviceType: 'mobile' });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'iOS', osVersion: '16.2', deviceType: 'mobile' });
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'ios', ip: IP, osVersion: '17.4.1', settings: { household_window_hours: 0 } }))).method).toBe('ORGANIC');
-        const matching = await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 2), osFamily: 'iOS', osVersion: '17.4', deviceType: 'mobile' });
+        const matching = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 2), osFamily: 'iOS', osVersion: '17.4', deviceType: 'mobile' });
         const result = await runWaterfall(deps, waterfallInput(t, { platform: 'ios', ip: IP, osVersion: '17.4.1' }));
         expect(result).toMatchObject({ method: 'PROBABILISTIC', clickId: matching });
         expect(result.evidence.signals).toEqual(['ip', 'os_family', 'os_version']);
 
         const tv = await tenant(db, { platform: 'fire_tv' });
-        await insertClick(db, ipHasher, { orgId: tv.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'Android', deviceType: 'mobile' });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: tv.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'Android', deviceType: 'mobile' });
         expect((await runWaterfall(deps, waterfallInput(tv, { platform: 'fire_tv', ip: IP, settings: { household_window_hours: 0 } }))).method).toBe('ORGANIC');
-        const set = await insertClick(db, ipHasher, { orgId: tv.orgId, ip: IP, createdAt: hoursAgo(AT, 2), osFamily: 'Android', deviceType: 'smarttv' });
+        const set = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: tv.orgId, ip: IP, createdAt: hoursAgo(AT, 2), osFamily: 'Android', deviceType: 'smarttv' });
         const tvResult = await runWaterfall(deps, waterfallInput(tv, { platform: 'fire_tv', ip: IP }));
         expect(tvResult).toMatchObject({ method: 'PROBABILISTIC', clickId: set });
         expect(tvResult.evidence.signals).toEqual(['ip', 'os_family', 'device_type']);
@@ -78,8 +79,8 @@ for (const backend of backends()) {
         const t = await tenant(db);
         const a = await insertCampaign(db, t.orgId);
         const b = await insertCampaign(db, t.orgId);
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 2), campaignId: a.campaignId });
-        const latest = await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), campaignId: b.campaignId });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 2), campaignId: a.campaignId });
+        const latest = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), campaignId: b.campaignId });
         const result = await runWaterfall(deps, waterfallInput(t, { ip: IP }));
         expect(result).toMatchObject({ method: 'PROBABILISTIC', clickId: latest, campaignId: b.campaignId });
         expect(result.confidence).toBeCloseTo((0.6 * (1 - 0.5 * (1 / 24))) / 2, 2);
@@ -90,11 +91,11 @@ for (const backend of backends()) {
         const t = await tenant(db);
         const foreign = await tenant(db);
         const otherApp = await insertCampaign(db, t.orgId, { appId: (await tenant(db)).appId });
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 25) });
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'iOS' });
-        await insertClick(db, ipHasher, { orgId: foreign.orgId, ip: IP, createdAt: hoursAgo(AT, 1) });
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), campaignId: otherApp.campaignId });
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), dropReason: 'bot' });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 25) });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), osFamily: 'iOS' });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: foreign.orgId, ip: IP, createdAt: hoursAgo(AT, 1) });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), campaignId: otherApp.campaignId });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1), dropReason: 'bot' });
         expect((await runWaterfall(deps, waterfallInput(t, { ip: IP, settings: { household_window_hours: 0 } }))).method).toBe('ORGANIC');
         // The same data with a 26-hour window: only the old click qualifies.
         expect((await runWaterfall(deps, waterfallInput(t, { ip: IP, settings: { probabilistic_window_hours: 26 } }))).method).toBe('PROBABILISTIC');
@@ -102,7 +103,7 @@ for (const backend of backends()) {
 
       test('an unknown address switches the IP tiers off', async () => {
         const t = await tenant(db);
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1) });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: IP, createdAt: hoursAgo(AT, 1) });
         expect((await runWaterfall(deps, waterfallInput(t, { ip: null }))).method).toBe('ORGANIC');
       });
     });
@@ -149,7 +150,7 @@ for (const backend of backends()) {
       test('a household click outranks a newer household impression; the IPv6 household is the /48', async () => {
         const t = await tenant(db, { platform: 'tvos' });
         const { linkId } = await insertLink(db, t.orgId, { deepLinkPath: '/show/7' });
-        const clickId = await insertClick(db, ipHasher, { orgId: t.orgId, ip: '2001:db8:aa:1::5', createdAt: hoursAgo(AT, 30), linkId, osFamily: 'iOS' });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: '2001:db8:aa:1::5', createdAt: hoursAgo(AT, 30), linkId, osFamily: 'iOS' });
         await insertImpression(db, ipHasher, { orgId: t.orgId, ip: '2001:db8:aa:2::9', createdAt: hoursAgo(AT, 26) });
         const result = await runWaterfall(deps, waterfallInput(t, { platform: 'tvos', ip: '2001:db8:aa:ffff::1' }));
         expect(result).toMatchObject({ method: 'HOUSEHOLD', clickId, deepLinkPath: '/show/7' });
@@ -161,7 +162,7 @@ for (const backend of backends()) {
         const foreign = await tenant(db);
         await insertImpression(db, ipHasher, { orgId: t.orgId, ip: NEIGHBOUR, createdAt: hoursAgo(AT, 73) });
         await insertImpression(db, ipHasher, { orgId: foreign.orgId, ip: NEIGHBOUR, createdAt: hoursAgo(AT, 1) });
-        await insertClick(db, ipHasher, { orgId: t.orgId, ip: '198.51.101.23', createdAt: hoursAgo(AT, 1) });
+        await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, ip: '198.51.101.23', createdAt: hoursAgo(AT, 1) });
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'lg_tv', ip: IP }))).method).toBe('ORGANIC');
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'lg_tv', ip: IP, settings: { household_window_hours: 74 } }))).method).toBe('HOUSEHOLD');
       });
@@ -178,7 +179,7 @@ for (const backend of backends()) {
         const t = await tenant(db, { platform: 'ios' });
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'ios', ip: ELSEWHERE }))).method).toBe('ORGANIC');
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'android', ip: ELSEWHERE, settings: { skan_enabled: true } }))).method).toBe('ORGANIC');
-        const clickId = await insertClick(db, ipHasher, { orgId: t.orgId, createdAt: hoursAgo(AT, 1), ip: null, osFamily: 'iOS' });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, createdAt: hoursAgo(AT, 1), ip: null, osFamily: 'iOS' });
         expect((await runWaterfall(deps, waterfallInput(t, { platform: 'ios', clickId, settings: { skan_enabled: true } }))).method).toBe('CLICK_ID');
       });
     });

@@ -4,7 +4,7 @@ import { createApiKeyCache } from '../../src/auth/api-key-cache';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import type { Queryable } from '../../src/db/db';
 import { body, testApp } from '../support/app';
-import { insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { countingQueries } from '../support/counting-db';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
@@ -70,7 +70,7 @@ for (const backend of backends()) {
       const nodeA = await testApp(db);
       const nodeB = await testApp(db);
       const org = await orgWithKey(db);
-      const { clickId } = await insertClick(db, org.orgId);
+      const clickId = await insertClick(db, { orgId: org.orgId });
       const seen: (string | null | undefined)[] = [];
       const authenticate = nodeA.services.apiKeyCache.authenticate;
       nodeA.services.apiKeyCache.authenticate = (presented) => {

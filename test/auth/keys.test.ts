@@ -5,6 +5,7 @@ import { sha256Hex } from '../../src/auth/secrets';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';
+import { eventually } from '../support/wait';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).
@@ -59,7 +60,7 @@ for (const backend of backends()) {
         expect(JSON.stringify(rows)).not.toContain(first.api_key);
         expect(JSON.stringify(rows)).not.toContain(sha256Hex(first.api_key));
         // last_used_at is written in the background; wait for it rather than assume.
-        for (let i = 0; i < 50 && (await list(user.cookie))[1]!.last_used_at === null; i++) await Bun.sleep(20);
+        await eventually(async () => (await list(user.cookie))[1]!.last_used_at !== null);
         expect((await list(user.cookie))[1]!.last_used_at).not.toBeNull();
       });
 

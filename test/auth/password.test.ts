@@ -4,7 +4,7 @@ import { createUser } from '../../src/auth/accounts.service';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.

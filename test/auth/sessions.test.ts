@@ -4,7 +4,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).

@@ -1,8 +1,5 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { checkCredentials } from '../../src/auth/accounts.service';
 import { authenticateApiKey } from '../../src/auth/api-keys';
 import type { Db } from '../../src/db/db';
@@ -11,6 +8,7 @@ import { openDb } from '../../src/db/open';
 import { createPostgres } from '../support/db';
 import { ROOT, runBun } from '../support/process';
 import { startServer } from '../support/server';
+import { tempDir } from '../support/temp-dir';
 
 // Each command is a process that opens the store (PGlite boots in seconds on a busy machine).
 setDefaultTimeout(180_000);
@@ -18,7 +16,6 @@ setDefaultTimeout(180_000);
 const BOOT_MS = 120_000;
 
 const ALL_MIGRATIONS = readMigrations().map((migration) => migration.name);
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-cli-'));
 const jsonLine = (stdout: string) => {
   const lines = stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
@@ -26,7 +23,7 @@ const jsonLine = (stdout: string) => {
 };
 
 describe('cli: command line', () => {
-  const cli = (...args: string[]) => runBun(['src/cli.ts', ...args], { DATA_DIR: freshDir() });
+  const cli = (...args: string[]) => runBun(['src/cli.ts', ...args], { DATA_DIR: tempDir('cli') });
 
   test('an unknown command, a missing flag or a stray flag prints usage on stderr and exits 2', async () => {
     for (const args of [[], ['frobnicate'], ['org'], ['org', 'delete', '--name', 'x'], ['org', 'create'], ['key', 'revoke'], ['user', 'create', '--org', 'o', '--email', 'a@example.com'], ['org', 'create', '--name', 'x', '--prefix', 'y'], ['migrate', '--verbose']]) {
@@ -43,7 +40,7 @@ describe('cli: command line', () => {
   });
 
   test('a bad environment stops it with the variable named', async () => {
-    const run = await runBun(['src/cli.ts', 'migrate'], { DATA_DIR: freshDir(), DATABASE_URL: 'mysql://nope' });
+    const run = await runBun(['src/cli.ts', 'migrate'], { DATA_DIR: tempDir('cli'), DATABASE_URL: 'mysql://nope' });
     expect(run.code).toBe(78);
     expect(run.stderr).toContain('DATABASE_URL');
   });
@@ -144,7 +141,7 @@ function scenario(name: string, setup: () => Promise<{ env: Record<string, strin
 }
 
 scenario('the embedded store (DATA_DIR)', async () => {
-  const dataDir = freshDir();
+  const dataDir = tempDir('cli');
   return {
     env: { DATA_DIR: dataDir },
     open: () => openDb({ dataDir, databaseUrl: undefined }),
@@ -155,7 +152,7 @@ scenario('the embedded store (DATA_DIR)', async () => {
 if (process.env.DATABASE_URL) {
   scenario('Postgres (DATABASE_URL)', async () => {
     const { db, url } = await createPostgres({ migrated: false });
-    return { env: { DATABASE_URL: url, DATA_DIR: freshDir() }, open: async () => db, close: async () => {} };
+    return { env: { DATABASE_URL: url, DATA_DIR: tempDir('cli') }, open: async () => db, close: async () => {} };
   });
 }
 
@@ -179,7 +176,7 @@ describe('cli and a running server', () => {
   });
 
   test('npm run migrate and npm run cli are wired to the same commands', async () => {
-    const dataDir = freshDir();
+    const dataDir = tempDir('cli');
     const npm = (args: string[]) =>
       Bun.spawn(['npm', '--silent', 'run', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'pipe' });
     const migrate = npm(['migrate']);

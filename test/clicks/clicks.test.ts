@@ -1,55 +1,35 @@
 import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
-import type { Db } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
 import { TIMESTAMP_ERROR } from '../../src/shared/timestamp';
 import { body, testApp } from '../support/app';
+import { insertClick, type ClickOverrides } from '../support/clicks';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
+import { expectSecurityHeaders } from '../support/http';
 
 const CLICK_FIELDS = [
   'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType',
   'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'dropReason', 'latencyMs',
 ].sort();
 
-interface Row {
-  id?: string;
-  created_at: string;
-  gclid?: string | null;
-  is_bot?: boolean;
-  latency_ms?: number | null;
-  drop_reason?: string | null;
-  full?: boolean;
-}
-
-/** Rows as the batcher stores them, written straight into the clicks table. */
-async function insertClicks(db: Db, orgId: string, rows: Row[]): Promise<string[]> {
-  const ids = rows.map((row) => row.id ?? newId());
-  await db.bulkInsert(
-    'clicks',
-    ['id', 'org_id', 'created_at', 'gclid', 'gbraid', 'wbraid', 'campaign_ext_id', 'ad_group_ext_id', 'creative_id', 'keyword', 'match_type',
-      'network', 'device', 'next_hop_url', 'transparent_param_present', 'force_transparent', 'is_bot', 'latency_ms', 'ip', 'user_agent', 'drop_reason'],
-    rows.map((row, i) => [
-      ids[i], orgId, row.created_at, row.gclid ?? null,
-      row.full ? 'gb1' : null, row.full ? 'wb1' : null, row.full ? '111' : null, row.full ? '222' : null, row.full ? '333' : null,
-      row.full ? 'running shoes' : null, row.full ? 'e' : null, row.full ? 'g' : null, row.full ? 'm' : null,
-      `https://shop.example.com/p?svc_click_id=${ids[i]}`, row.full ?? false, row.full ?? false, row.is_bot ?? false,
-      row.latency_ms === undefined ? 3 : row.latency_ms, '81.2.69.160', 'Mozilla/5.0', row.drop_reason ?? null,
-    ]),
-  );
-  return ids;
-}
-
 for (const backend of backends()) {
   describe(`GET /api/v1/clicks on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db);
     const list = (query: string, auth: Record<string, string>) => t.request(`/api/v1/clicks${query}`, { headers: auth });
+    const insertClicks = (orgId: string, rows: Omit<ClickOverrides, 'orgId'>[]) => Promise.all(rows.map((row) => insertClick(db, { orgId, ...row })));
 
     describe('happy', () => {
       test('exactly the Click read model, field names and types', async () => {
         const org = await orgWithKey(db);
-        const [id] = await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00.123Z', gclid: 'Cj0KCQjw', full: true, latency_ms: 7, is_bot: true, drop_reason: 'verified_bot' }]);
+        const id = newId();
+        await insertClick(db, {
+          orgId: org.orgId, id, createdAt: '2026-09-02T10:00:00.123Z', gclid: 'Cj0KCQjw', gbraid: 'gb1', wbraid: 'wb1', campaignExtId: '111',
+          adGroupExtId: '222', creativeId: '333', keyword: 'running shoes', matchType: 'e', network: 'g', device: 'm',
+          nextHopUrl: `https://shop.example.com/p?svc_click_id=${id}`, transparentParamPresent: true, forceTransparent: true, isBot: true,
+          latencyMs: 7, dropReason: 'verified_bot',
+        });
         const res = await list('', org.auth);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain('application/json');
@@ -82,7 +62,7 @@ for (const backend of backends()) {
 
       test('nullable fields come back as null, never missing', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00Z', latency_ms: null }]);
+        await insertClicks(org.orgId, [{ createdAt: '2026-09-02T10:00:00Z', latencyMs: null }]);
         const [click] = (await body(await list('', org.auth))).data;
         expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);
         for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'dropReason', 'latencyMs']) {
@@ -94,9 +74,9 @@ for (const backend of backends()) {
       test('newest first, ties broken by id descending; default limit 100', async () => {
         const org = await orgWithKey(db);
         const sameInstant = '2026-09-01T12:00:00.000Z';
-        const rows: Row[] = Array.from({ length: 105 }, (_, i) => ({ created_at: new Date(Date.UTC(2026, 7, 1) + i * 60_000).toISOString() }));
-        rows.push({ id: '01K00000000000000000000001', created_at: sameInstant }, { id: '01K00000000000000000000002', created_at: sameInstant });
-        await insertClicks(db, org.orgId, rows);
+        const rows: Omit<ClickOverrides, 'orgId'>[] = Array.from({ length: 105 }, (_, i) => ({ createdAt: new Date(Date.UTC(2026, 7, 1) + i * 60_000).toISOString() }));
+        rows.push({ id: '01K00000000000000000000001', createdAt: sameInstant }, { id: '01K00000000000000000000002', createdAt: sameInstant });
+        await insertClicks(org.orgId, rows);
         const { data } = await body(await list('', org.auth));
         expect(data).toHaveLength(100);
         expect(data[0].createdAt).toBe(sameInstant);
@@ -107,7 +87,7 @@ for (const backend of backends()) {
 
       test('limit 1 and 1000', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, Array.from({ length: 3 }, (_, i) => ({ created_at: `2026-09-02T10:0${i}:00Z` })));
+        await insertClicks(org.orgId, Array.from({ length: 3 }, (_, i) => ({ createdAt: `2026-09-02T10:0${i}:00Z` })));
         const one = await body(await list('?limit=1', org.auth));
         expect(one.data.map((c: { createdAt: string }) => c.createdAt)).toEqual(['2026-09-02T10:02:00.000Z']);
         expect((await body(await list('?limit=1000', org.auth))).data).toHaveLength(3);
@@ -117,10 +97,10 @@ for (const backend of backends()) {
 
       test('since is an inclusive lower bound, in any offset', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, [
-          { created_at: '2026-09-02T09:59:59.999Z' },
-          { created_at: '2026-09-02T10:00:00.000Z' },
-          { created_at: '2026-09-02T11:00:00.000Z' },
+        await insertClicks(org.orgId, [
+          { createdAt: '2026-09-02T09:59:59.999Z' },
+          { createdAt: '2026-09-02T10:00:00.000Z' },
+          { createdAt: '2026-09-02T11:00:00.000Z' },
         ]);
         const times = async (query: string) => (await body(await list(query, org.auth))).data.map((c: { createdAt: string }) => c.createdAt);
         expect(await times('?since=2026-09-02T10:00:00Z')).toEqual(['2026-09-02T11:00:00.000Z', '2026-09-02T10:00:00.000Z']);
@@ -134,13 +114,13 @@ for (const backend of backends()) {
 
       test('gclid filters exactly, combined with since and limit', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, [
-          { created_at: '2026-09-02T10:00:00Z', gclid: 'AAA' },
-          { created_at: '2026-09-02T11:00:00Z', gclid: 'AAA' },
-          { created_at: '2026-09-02T12:00:00Z', gclid: 'AAA' },
-          { created_at: '2026-09-02T12:30:00Z', gclid: 'aaa' },
-          { created_at: '2026-09-02T13:00:00Z', gclid: 'BBB' },
-          { created_at: '2026-09-02T14:00:00Z', gclid: null },
+        await insertClicks(org.orgId, [
+          { createdAt: '2026-09-02T10:00:00Z', gclid: 'AAA' },
+          { createdAt: '2026-09-02T11:00:00Z', gclid: 'AAA' },
+          { createdAt: '2026-09-02T12:00:00Z', gclid: 'AAA' },
+          { createdAt: '2026-09-02T12:30:00Z', gclid: 'aaa' },
+          { createdAt: '2026-09-02T13:00:00Z', gclid: 'BBB' },
+          { createdAt: '2026-09-02T14:00:00Z', gclid: null },
         ]);
         const get = async (query: string) => (await body(await list(query, org.auth))).data.map((c: { gclid: string; createdAt: string }) => `${c.gclid}@${c.createdAt.slice(11, 16)}`);
         expect(await get('?gclid=AAA')).toEqual(['AAA@12:00', 'AAA@11:00', 'AAA@10:00']);
@@ -150,12 +130,12 @@ for (const backend of backends()) {
 
       test('dropped clicks are exported too, each with its reason; a counted click has dropReason null', async () => {
         const org = await orgWithKey(db);
-        const [blocked, counted, bot, verified, invalid] = await insertClicks(db, org.orgId, [
-          { created_at: '2026-09-02T08:00:00Z', drop_reason: 'blocked' },
-          { created_at: '2026-09-02T09:00:00Z' },
-          { created_at: '2026-09-02T10:00:00Z', drop_reason: 'bot' },
-          { created_at: '2026-09-02T11:00:00Z', drop_reason: 'verified_bot', is_bot: true },
-          { created_at: '2026-09-02T12:00:00Z', drop_reason: 'invalid' },
+        const [blocked, counted, bot, verified, invalid] = await insertClicks(org.orgId, [
+          { createdAt: '2026-09-02T08:00:00Z', dropReason: 'blocked' },
+          { createdAt: '2026-09-02T09:00:00Z' },
+          { createdAt: '2026-09-02T10:00:00Z', dropReason: 'bot' },
+          { createdAt: '2026-09-02T11:00:00Z', dropReason: 'verified_bot', isBot: true },
+          { createdAt: '2026-09-02T12:00:00Z', dropReason: 'invalid' },
         ]);
         const { data } = await body(await list('', org.auth));
         expect(data.map((c: { id: string; isBot: boolean; dropReason: string | null }) => [c.id, c.isBot, c.dropReason])).toEqual([
@@ -226,10 +206,10 @@ for (const backend of backends()) {
       test("another organization's clicks are never returned, whatever the filter", async () => {
         const mine = await orgWithKey(db, 'Mine');
         const theirs = await orgWithKey(db, 'Theirs');
-        const [myId] = await insertClicks(db, mine.orgId, [{ created_at: '2026-09-02T10:00:00Z', gclid: 'SHARED' }]);
-        await insertClicks(db, theirs.orgId, [
-          { created_at: '2026-09-02T11:00:00Z', gclid: 'SHARED' },
-          { created_at: '2026-09-02T12:00:00Z', gclid: 'THEIRS' },
+        const [myId] = await insertClicks(mine.orgId, [{ createdAt: '2026-09-02T10:00:00Z', gclid: 'SHARED' }]);
+        await insertClicks(theirs.orgId, [
+          { createdAt: '2026-09-02T11:00:00Z', gclid: 'SHARED' },
+          { createdAt: '2026-09-02T12:00:00Z', gclid: 'THEIRS' },
         ]);
         for (const query of ['', '?gclid=SHARED', '?gclid=THEIRS', '?since=2000-01-01T00:00:00Z&limit=1000']) {
           const ids = (await body(await list(query, mine.auth))).data.map((c: { id: string }) => c.id);
@@ -240,7 +220,7 @@ for (const backend of backends()) {
 
       test('401 without a key, with a malformed or unknown key, and with a revoked key', async () => {
         const org = await orgWithKey(db);
-        await insertClicks(db, org.orgId, [{ created_at: '2026-09-02T10:00:00Z' }]);
+        await insertClicks(org.orgId, [{ createdAt: '2026-09-02T10:00:00Z' }]);
         const unknownKey = `svc_live_${'A'.repeat(32)}`;
         for (const headers of [{} as Record<string, string>, { authorization: 'Bearer nope' }, { authorization: `Bearer ${unknownKey}` }, { authorization: org.apiKey }]) {
           const res = await list('', headers);
@@ -262,9 +242,7 @@ for (const backend of backends()) {
       test('responses carry the security headers and no CORS', async () => {
         const org = await orgWithKey(db);
         const res = await list('', org.auth);
-        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-        expect(res.headers.get('x-frame-options')).toBe('DENY');
-        expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+        expectSecurityHeaders(res);
         expect(res.headers.get('access-control-allow-origin')).toBeNull();
       });
     });

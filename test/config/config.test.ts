@@ -1,18 +1,17 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { isTrustedPeer } from '../../src/http/trusted-proxies';
 import { runBun } from '../support/process';
+import { tempDir } from '../support/temp-dir';
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
 const SECRET = 'a-session-secret-that-is-long-enough-0123456789';
 
 describe('loadConfig: happy', () => {
   test('no configuration gives the embedded defaults', () => {
-    const dir = freshDir();
+    const dir = tempDir('config');
     const config = loadConfig({ DATA_DIR: dir });
     expect(config.port).toBe(3000);
     expect(config.dataDir).toBe(dir);
@@ -38,20 +37,20 @@ describe('loadConfig: happy', () => {
   test('TRACKING_THREADS: on Postgres the default for this machine; 0 turns them off; the embedded store refuses them', () => {
     const postgresUrl = 'postgres://u@db.internal:5432/svc';
     const expected = Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, navigator.hardwareConcurrency - 2));
-    expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl }).trackingThreads).toBe(expected);
-    expect(loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl, TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
-    expect(loadConfig({ DATA_DIR: freshDir(), TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
-    expect(() => loadConfig({ DATA_DIR: freshDir(), TRACKING_THREADS: '1' })).toThrow(/invalid TRACKING_THREADS: 1 needs DATABASE_URL/);
+    expect(loadConfig({ DATA_DIR: tempDir('config'), DATABASE_URL: postgresUrl }).trackingThreads).toBe(expected);
+    expect(loadConfig({ DATA_DIR: tempDir('config'), DATABASE_URL: postgresUrl, TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
+    expect(loadConfig({ DATA_DIR: tempDir('config'), TRACKING_THREADS: '0' }).trackingThreads).toBe(0);
+    expect(() => loadConfig({ DATA_DIR: tempDir('config'), TRACKING_THREADS: '1' })).toThrow(/invalid TRACKING_THREADS: 1 needs DATABASE_URL/);
     for (const bad of ['-1', 'two', '1.5', '100']) {
-      expect(() => loadConfig({ DATA_DIR: freshDir(), DATABASE_URL: postgresUrl, TRACKING_THREADS: bad })).toThrow(/invalid TRACKING_THREADS/);
+      expect(() => loadConfig({ DATA_DIR: tempDir('config'), DATABASE_URL: postgresUrl, TRACKING_THREADS: bad })).toThrow(/invalid TRACKING_THREADS/);
     }
   });
 
   test('BASE_URL and TRACKING_URL default to the chosen PORT; explicit values lose a trailing slash', () => {
-    const derived = loadConfig({ DATA_DIR: freshDir(), PORT: '8080' });
+    const derived = loadConfig({ DATA_DIR: tempDir('config'), PORT: '8080' });
     expect(derived.baseUrl).toBe('http://localhost:8080');
     expect(derived.trackingUrl).toBe('http://localhost:8080');
-    const explicit = loadConfig({ DATA_DIR: freshDir(), BASE_URL: 'https://api.example.com/', TRACKING_URL: 'https://go.example.com:8443//' });
+    const explicit = loadConfig({ DATA_DIR: tempDir('config'), BASE_URL: 'https://api.example.com/', TRACKING_URL: 'https://go.example.com:8443//' });
     expect(explicit.baseUrl).toBe('https://api.example.com');
     expect(explicit.trackingUrl).toBe('https://go.example.com:8443');
     expect(explicit.trackingHost).toBe('go.example.com:8443');
@@ -60,7 +59,7 @@ describe('loadConfig: happy', () => {
   test('every variable is read', () => {
     const config = loadConfig({
       PORT: '4000',
-      DATA_DIR: freshDir(),
+      DATA_DIR: tempDir('config'),
       DATABASE_URL: 'postgres://u:p@db.internal:5432/svc',
       REDIS_URL: 'rediss://cache.internal:6380',
       SESSION_SECRET: SECRET,
@@ -82,7 +81,7 @@ describe('loadConfig: happy', () => {
   });
 
   test('an empty value counts as unset', () => {
-    const config = loadConfig({ DATA_DIR: freshDir(), PORT: '', DATABASE_URL: '', RATE_LIMIT: '', TRUST_PROXY: ' ' });
+    const config = loadConfig({ DATA_DIR: tempDir('config'), PORT: '', DATABASE_URL: '', RATE_LIMIT: '', TRUST_PROXY: ' ' });
     expect(config.port).toBe(3000);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.rateLimit).toBe(true);
@@ -90,7 +89,7 @@ describe('loadConfig: happy', () => {
   });
 
   test('TRUST_PROXY: only when set is X-Forwarded-For trusted, with a hop count', () => {
-    const hops = (value: string) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: value }).trustProxy;
+    const hops = (value: string) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, TRUST_PROXY: value }).trustProxy;
     expect(hops('on')).toBe(1);
     expect(hops('TRUE')).toBe(1);
     expect(hops('yes')).toBe(1);
@@ -101,8 +100,8 @@ describe('loadConfig: happy', () => {
   });
 
   test('TRUSTED_PROXIES: comma-separated CIDRs or addresses, parsed once into data a listener thread receives intact', () => {
-    expect(loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: '1' }).trustedProxies).toBeUndefined();
-    const config = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, TRUST_PROXY: '2', TRUSTED_PROXIES: ' 10.0.0.0/8 ,fd00::/8, 203.0.113.7 ' });
+    expect(loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, TRUST_PROXY: '1' }).trustedProxies).toBeUndefined();
+    const config = loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, TRUST_PROXY: '2', TRUSTED_PROXIES: ' 10.0.0.0/8 ,fd00::/8, 203.0.113.7 ' });
     expect(config.trustedProxies).toHaveLength(3);
     const posted = structuredClone(config).trustedProxies!;
     for (const [peer, trusted] of [['10.1.2.3', true], ['::ffff:10.1.2.3', true], ['fd12::1', true], ['203.0.113.7', true], ['203.0.113.8', false], ['fe80::1', false]] as const) {
@@ -111,7 +110,7 @@ describe('loadConfig: happy', () => {
   });
 
   test('TRUSTED_PROXIES: a bad entry or a missing TRUST_PROXY stops the boot naming the variable', () => {
-    const load = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, ...env });
+    const load = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...env });
     for (const bad of ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/8,,fd00::/8', '10.0.0.0/8; fd00::/8', '2001:db8::/129']) {
       expect(load({ TRUST_PROXY: '1', TRUSTED_PROXIES: bad })).toThrow(/^invalid TRUSTED_PROXIES: ".*" (is not|has)/);
     }
@@ -120,7 +119,7 @@ describe('loadConfig: happy', () => {
   });
 
   test('RATE_LIMIT is on unless switched off', () => {
-    const on = (value: string) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, RATE_LIMIT: value }).rateLimit;
+    const on = (value: string) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, RATE_LIMIT: value }).rateLimit;
     expect(on('on')).toBe(true);
     expect(on('ON')).toBe(true);
     expect(on('off')).toBe(false);
@@ -167,7 +166,7 @@ describe('loadConfig: a bad value names its variable', () => {
     test(`${variable}=${value}`, () => {
       let caught: unknown;
       try {
-        loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, [variable]: value });
+        loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, [variable]: value });
       } catch (error) {
         caught = error;
       }
@@ -188,35 +187,35 @@ describe('loadConfig: a bad value names its variable', () => {
 
 describe('the persisted session secret', () => {
   test('is generated once per DATA_DIR, private to its owner, and the same on every load', () => {
-    const dir = freshDir();
+    const dir = tempDir('config');
     const first = loadConfig({ DATA_DIR: dir }).sessionSecret;
     const second = loadConfig({ DATA_DIR: dir }).sessionSecret;
     expect(first.length).toBeGreaterThanOrEqual(32);
     expect(second).toBe(first);
     expect(statSync(join(dir, 'session-secret')).mode & 0o777).toBe(0o600);
-    expect(loadConfig({ DATA_DIR: freshDir() }).sessionSecret).not.toBe(first);
+    expect(loadConfig({ DATA_DIR: tempDir('config') }).sessionSecret).not.toBe(first);
   });
 
   test('SESSION_SECRET wins and writes no file', () => {
-    const dir = freshDir();
+    const dir = tempDir('config');
     expect(loadConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET }).sessionSecret).toBe(SECRET);
     expect(readdirSync(dir)).toEqual([]);
   });
 
   test('a DATA_DIR that does not exist yet is created', () => {
-    const dir = join(freshDir(), 'nested', 'data');
+    const dir = join(tempDir('config'), 'nested', 'data');
     expect(loadConfig({ DATA_DIR: dir }).sessionSecret.length).toBeGreaterThanOrEqual(32);
     expect(readdirSync(dir)).toEqual(['session-secret']);
   });
 
   test('a truncated secret file is refused, naming SESSION_SECRET', () => {
-    const dir = freshDir();
+    const dir = tempDir('config');
     writeFileSync(join(dir, 'session-secret'), 'short');
     expect(() => loadConfig({ DATA_DIR: dir })).toThrow(/SESSION_SECRET/);
   });
 
   test('processes racing on a fresh DATA_DIR all end up with the same secret', async () => {
-    const dir = freshDir();
+    const dir = tempDir('config');
     const script = `const { loadConfig } = await import('./src/config.ts'); console.log(loadConfig({ DATA_DIR: ${JSON.stringify(dir)} }).sessionSecret);`;
     const runs = await Promise.all(Array.from({ length: 6 }, () => runBun(['-e', script])));
     for (const run of runs) expect(run.code).toBe(0);
@@ -238,7 +237,7 @@ describe('config errors never echo a secret', () => {
     test(`a bad ${variable} is named without its value`, () => {
       let message = '';
       try {
-        loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-config-')), [variable]: value });
+        loadConfig({ DATA_DIR: tempDir('config'), [variable]: value });
       } catch (error) {
         message = (error as Error).message;
       }

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
-import { insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
 
@@ -18,7 +18,7 @@ for (const backend of backends()) {
       test('matches by click_id, answers 201 ConversionResult and stores the campaign', async () => {
         const org = await orgWithKey(db);
         const { campaignId } = await insertCampaign(db, org.orgId);
-        const { clickId } = await insertClick(db, org.orgId, { campaignId });
+        const clickId = await insertClick(db, { orgId: org.orgId, campaignId });
         const res = await post(org.auth, { click_id: clickId, event: 'purchase', value: 12.5, currency: 'eur', order_id: 'o-1' });
         expect(res.status).toBe(201);
         const result = await body(res);
@@ -31,17 +31,17 @@ for (const backend of backends()) {
         const org = await orgWithKey(db);
         const older = await insertCampaign(db, org.orgId);
         const newer = await insertCampaign(db, org.orgId);
-        await insertClick(db, org.orgId, { gclid: 'G-1', campaignId: older.campaignId, createdAt: new Date(Date.now() - 60_000) });
-        const latest = await insertClick(db, org.orgId, { gclid: 'G-1', campaignId: newer.campaignId, createdAt: new Date(Date.now() - 1_000) });
+        await insertClick(db, { orgId: org.orgId, gclid: 'G-1', campaignId: older.campaignId, createdAt: new Date(Date.now() - 60_000) });
+        const latest = await insertClick(db, { orgId: org.orgId, gclid: 'G-1', campaignId: newer.campaignId, createdAt: new Date(Date.now() - 1_000) });
         const result = await body(await post(org.auth, { gclid: 'G-1' }));
         expect(result.matched).toBe(true);
         const [row] = await rows(org.orgId);
-        expect(row).toMatchObject({ click_id: latest.clickId, campaign_id: newer.campaignId, gclid: 'G-1', event_name: 'conversion' });
+        expect(row).toMatchObject({ click_id: latest, campaign_id: newer.campaignId, gclid: 'G-1', event_name: 'conversion' });
       });
 
       test('an unknown click id falls back to the gclid', async () => {
         const org = await orgWithKey(db);
-        const { clickId } = await insertClick(db, org.orgId, { gclid: 'G-fallback' });
+        const clickId = await insertClick(db, { orgId: org.orgId, gclid: 'G-fallback' });
         const result = await body(await post(org.auth, { click_id: 'not-a-known-click', gclid: 'G-fallback' }));
         expect(result.matched).toBe(true);
         expect((await rows(org.orgId))[0]!.click_id).toBe(clickId);
@@ -58,11 +58,11 @@ for (const backend of backends()) {
 
       test('clicks dropped by an ingestion step or made by bots do not attribute', async () => {
         const org = await orgWithKey(db);
-        const dropped = await insertClick(db, org.orgId, { dropReason: 'bot' });
-        const bot = await insertClick(db, org.orgId, { isBot: true });
-        expect((await body(await post(org.auth, { click_id: dropped.clickId }))).matched).toBe(false);
-        expect((await body(await post(org.auth, { click_id: bot.clickId }))).matched).toBe(false);
-        await insertClick(db, org.orgId, { gclid: 'G-dropped', dropReason: 'invalid' });
+        const dropped = await insertClick(db, { orgId: org.orgId, dropReason: 'bot' });
+        const bot = await insertClick(db, { orgId: org.orgId, isBot: true });
+        expect((await body(await post(org.auth, { click_id: dropped }))).matched).toBe(false);
+        expect((await body(await post(org.auth, { click_id: bot }))).matched).toBe(false);
+        await insertClick(db, { orgId: org.orgId, gclid: 'G-dropped', dropReason: 'invalid' });
         expect((await body(await post(org.auth, { gclid: 'G-dropped' }))).matched).toBe(false);
       });
 
@@ -86,7 +86,7 @@ for (const backend of backends()) {
 
       test('50 concurrent identical posts make exactly one row', async () => {
         const org = await orgWithKey(db);
-        const { clickId } = await insertClick(db, org.orgId);
+        const clickId = await insertClick(db, { orgId: org.orgId });
         const responses = await Promise.all(
           Array.from({ length: 50 }, () => post(org.auth, { click_id: clickId, order_id: 'same-order', event: 'purchase', value: 9.99 })),
         );
@@ -150,7 +150,7 @@ for (const backend of backends()) {
 
       test('400 for text holding U+0000 (which Postgres cannot store), on the hot path and the slow one, and nothing is stored', async () => {
         const org = await orgWithKey(db);
-        const { clickId } = await insertClick(db, org.orgId);
+        const clickId = await insertClick(db, { orgId: org.orgId });
         for (const json of [{ click_id: clickId, order_id: 'a\u0000b' }, { click_id: clickId, event: 'e\u0000' }, { gclid: 'g\u0000' }]) {
           const res = await post(org.auth, json);
           expect(res.status).toBe(400);
@@ -164,7 +164,7 @@ for (const backend of backends()) {
       test('GET with api_key in the query answers 200 and stores source postback', async () => {
         const org = await orgWithKey(db);
         const { campaignId } = await insertCampaign(db, org.orgId);
-        const { clickId } = await insertClick(db, org.orgId, { campaignId });
+        const clickId = await insertClick(db, { orgId: org.orgId, campaignId });
         const res = await t.request(`/postback?api_key=${org.apiKey}&click_id=${clickId}&event=lead&value=4.20&currency=usd&order_id=L-1&sub1=ignored`);
         expect(res.status).toBe(200);
         expect(await body(res)).toEqual({ ok: true, id: expect.any(String), matched: true });
@@ -218,7 +218,7 @@ for (const backend of backends()) {
       test('lists the Conversion read model, newest first, with limit', async () => {
         const org = await orgWithKey(db);
         const { campaignId } = await insertCampaign(db, org.orgId);
-        const { clickId } = await insertClick(db, org.orgId, { campaignId, gclid: 'G-list' });
+        const clickId = await insertClick(db, { orgId: org.orgId, campaignId, gclid: 'G-list' });
         const ids: string[] = [];
         for (const value of [1, 2, 3]) ids.push((await body(await post(org.auth, { click_id: clickId, value, order_id: `list-${value}`, currency: 'USD' }))).id);
         const res = await t.request('/api/v1/conversions', { headers: org.auth });
@@ -272,7 +272,7 @@ for (const backend of backends()) {
         const owner = await orgWithKey(db, 'Owner');
         const other = await orgWithKey(db, 'Other');
         const { campaignId } = await insertCampaign(db, owner.orgId);
-        const { clickId } = await insertClick(db, owner.orgId, { campaignId, gclid: 'G-owner' });
+        const clickId = await insertClick(db, { orgId: owner.orgId, campaignId, gclid: 'G-owner' });
         expect((await body(await post(other.auth, { click_id: clickId }))).matched).toBe(false);
         expect((await body(await post(other.auth, { gclid: 'G-owner' }))).matched).toBe(false);
         const stored = await rows(other.orgId);
@@ -297,7 +297,7 @@ for (const backend of backends()) {
 
       test('a click id shaped like SQL is just an unknown id', async () => {
         const org = await orgWithKey(db);
-        await insertClick(db, org.orgId);
+        await insertClick(db, { orgId: org.orgId });
         const res = await post(org.auth, { click_id: `' OR 1=1 --${newId()}` });
         expect(res.status).toBe(201);
         expect((await body(res)).matched).toBe(false);

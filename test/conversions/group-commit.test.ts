@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { body, testApp } from '../support/app';
-import { insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
 
@@ -26,8 +26,8 @@ for (const backend of backends()) {
       const { campaignId } = await insertCampaign(db, org.orgId);
       const all = await destination(org.auth, { url: 'https://8.8.8.8/all' });
       await destination(org.auth, { url: 'https://8.8.4.4/signup-only', events: ['signup'] });
-      const clicks = await Promise.all(Array.from({ length: 40 }, () => insertClick(db, org.orgId, { campaignId })));
-      const responses = await Promise.all(clicks.map(({ clickId }, i) => post(org.auth, { click_id: clickId, event: 'purchase', value: i, order_id: `o-${i}` })));
+      const clicks = await Promise.all(Array.from({ length: 40 }, () => insertClick(db, { orgId: org.orgId, campaignId })));
+      const responses = await Promise.all(clicks.map((clickId, i) => post(org.auth, { click_id: clickId, event: 'purchase', value: i, order_id: `o-${i}` })));
       expect(responses.map((r) => r.status)).toEqual(clicks.map(() => 201));
       const results = await Promise.all(responses.map(body));
       expect(new Set(results.map((r) => r.id)).size).toBe(40);
@@ -37,7 +37,7 @@ for (const backend of backends()) {
       );
       expect(stored).toHaveLength(40);
       for (const [i, result] of results.entries()) {
-        expect(stored.find((row) => row.id === result.id)).toMatchObject({ click_id: clicks[i]!.clickId, value: i, order_id: `o-${i}`, matched: true });
+        expect(stored.find((row) => row.id === result.id)).toMatchObject({ click_id: clicks[i], value: i, order_id: `o-${i}`, matched: true });
       }
       const audits = await db.query<{ entity_id: string; action: string; api_key_id: string }>(
         "SELECT entity_id, action, api_key_id FROM audit_log WHERE org_id = $1 AND entity = 'conversion'",
@@ -57,7 +57,7 @@ for (const backend of backends()) {
     test('concurrent repeats of one order_id + event make one conversion, the rest update it', async () => {
       const org = await orgWithKey(db);
       await destination(org.auth, { url: 'https://8.8.8.8/all' });
-      const { clickId } = await insertClick(db, org.orgId);
+      const clickId = await insertClick(db, { orgId: org.orgId });
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => post(org.auth, { click_id: clickId, order_id: 'same', event: 'purchase', value: i }).then(body)));
       const ids = new Set(results.map((r) => r.id));
       expect(ids.size).toBe(1);
@@ -73,14 +73,14 @@ for (const backend of backends()) {
       const org = await orgWithKey(db, 'Owner');
       const other = await orgWithKey(db, 'Other');
       const { campaignId } = await insertCampaign(db, org.orgId);
-      const mine = await insertClick(db, org.orgId, { campaignId });
-      const theirs = await insertClick(db, other.orgId);
-      const dropped = await insertClick(db, org.orgId, { isBot: true });
+      const mine = await insertClick(db, { orgId: org.orgId, campaignId });
+      const theirs = await insertClick(db, { orgId: other.orgId });
+      const dropped = await insertClick(db, { orgId: org.orgId, isBot: true });
       const [matched, unknown, foreign, bot] = await Promise.all([
-        post(org.auth, { click_id: mine.clickId }).then(body),
+        post(org.auth, { click_id: mine }).then(body),
         post(org.auth, { click_id: 'no-such-click' }).then(body),
-        post(org.auth, { click_id: theirs.clickId }).then(body),
-        post(org.auth, { click_id: dropped.clickId }).then(body),
+        post(org.auth, { click_id: theirs }).then(body),
+        post(org.auth, { click_id: dropped }).then(body),
       ]);
       expect([matched.matched, unknown.matched, foreign.matched, bot.matched]).toEqual([true, false, false, false]);
       const rows = await db.query<{ id: string; campaign_id: string | null }>('SELECT id, campaign_id FROM conversions WHERE org_id = $1', [org.orgId]);

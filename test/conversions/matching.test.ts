@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import { clickIdTime, DEFAULT_MATCH_TIMING, isFreshClickId } from '../../src/conversions/conversions.match';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
-import { insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
 
@@ -49,7 +49,7 @@ for (const backend of backends()) {
       const answer = post(org.auth, { click_id: clickId, event: 'purchase' });
       // The batcher flushes the click a moment after the conversion arrived.
       await Bun.sleep(150);
-      await insertClick(db, org.orgId, { id: clickId, campaignId });
+      await insertClick(db, { orgId: org.orgId, id: clickId, campaignId });
       const result = await body(await answer);
       expect(result.matched).toBe(true);
       expect(await conversion(result.id)).toMatchObject({ click_id: clickId, campaign_id: campaignId, matched: true });
@@ -61,7 +61,7 @@ for (const backend of backends()) {
       const clickId = newId();
       const result = await body(await post(org.auth, { click_id: clickId }));
       expect(result.matched).toBe(false);
-      await insertClick(db, org.orgId, { id: clickId, campaignId });
+      await insertClick(db, { orgId: org.orgId, id: clickId, campaignId });
       expect(await t.services.lateMatcher.runOnce()).toContain(result.id);
       expect(await conversion(result.id)).toMatchObject({ click_id: clickId, campaign_id: campaignId, matched: true });
       const listed = await body(await t.request('/api/v1/conversions', { headers: org.auth }));
@@ -73,11 +73,11 @@ for (const backend of backends()) {
       const { campaignId } = await insertCampaign(db, org.orgId);
       const result = await body(await post(org.auth, { gclid: 'G-late' }));
       expect(result.matched).toBe(false);
-      await insertClick(db, org.orgId, { gclid: 'G-late', createdAt: new Date(Date.now() - 5000) });
-      const latest = await insertClick(db, org.orgId, { gclid: 'G-late', campaignId });
-      await insertClick(db, org.orgId, { gclid: 'G-late', dropReason: 'bot' });
+      await insertClick(db, { orgId: org.orgId, gclid: 'G-late', createdAt: new Date(Date.now() - 5000) });
+      const latest = await insertClick(db, { orgId: org.orgId, gclid: 'G-late', campaignId });
+      await insertClick(db, { orgId: org.orgId, gclid: 'G-late', dropReason: 'bot' });
       expect(await t.services.lateMatcher.runOnce()).toContain(result.id);
-      expect(await conversion(result.id)).toMatchObject({ click_id: latest.clickId, campaign_id: campaignId, matched: true });
+      expect(await conversion(result.id)).toMatchObject({ click_id: latest, campaign_id: campaignId, matched: true });
     });
 
     test('late matching never crosses organizations, skips dropped clicks and old conversions', async () => {
@@ -90,9 +90,9 @@ for (const backend of backends()) {
       const b = await body(await post(owner.auth, { click_id: dropped }));
       const c = await body(await post(owner.auth, { click_id: old }));
       await db.query("UPDATE conversions SET created_at = now() - interval '1 hour' WHERE id = $1", [c.id]);
-      await insertClick(db, owner.orgId, { id: foreign });
-      await insertClick(db, owner.orgId, { id: dropped, dropReason: 'blocked' });
-      await insertClick(db, owner.orgId, { id: old });
+      await insertClick(db, { orgId: owner.orgId, id: foreign });
+      await insertClick(db, { orgId: owner.orgId, id: dropped, dropReason: 'blocked' });
+      await insertClick(db, { orgId: owner.orgId, id: old });
       const matched = await t.services.lateMatcher.runOnce();
       expect(matched).not.toContain(a.id);
       expect(matched).not.toContain(b.id);
@@ -102,7 +102,7 @@ for (const backend of backends()) {
 
     test('a matched conversion is not matched again', async () => {
       const org = await orgWithKey(db);
-      const { clickId } = await insertClick(db, org.orgId);
+      const clickId = await insertClick(db, { orgId: org.orgId });
       const result = await body(await post(org.auth, { click_id: clickId }));
       expect(result.matched).toBe(true);
       expect(await t.services.lateMatcher.runOnce()).not.toContain(result.id);

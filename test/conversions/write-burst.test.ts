@@ -2,10 +2,11 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { WRITE_BURST_PER_SECOND } from '../../src/shared/write-burst';
 import { testApp } from '../support/app';
-import { eventually, insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
+import { eventually } from '../support/wait';
 import { sdkCall } from '../sdk/support';
 
 /*
@@ -23,9 +24,9 @@ for (const backend of backends()) {
 
     test('conversions written by group commit are counted: a burst of them makes the node busy', async () => {
       const org = await orgWithKey(db);
-      const clicks = await Promise.all(Array.from({ length: WRITE_BURST_PER_SECOND + 50 }, () => insertClick(db, org.orgId)));
+      const clicks = await Promise.all(Array.from({ length: WRITE_BURST_PER_SECOND + 50 }, () => insertClick(db, { orgId: org.orgId })));
       expect(t.services.writeBurst.busy()).toBe(false);
-      const responses = await Promise.all(clicks.map(({ clickId }) => post(org.auth, { click_id: clickId })));
+      const responses = await Promise.all(clicks.map((clickId) => post(org.auth, { click_id: clickId })));
       expect(responses.every((r) => r.status === 201)).toBe(true);
       expect(t.services.writeBurst.busy()).toBe(true);
     });
@@ -44,7 +45,7 @@ for (const backend of backends()) {
       // Wait for the previous test's burst to clear, so this one starts from a quiet node.
       await eventually(async () => (t.services.writeBurst.busy() ? undefined : true));
       const org = await orgWithKey(db);
-      const { clickId } = await insertClick(db, org.orgId);
+      const clickId = await insertClick(db, { orgId: org.orgId });
       // A burst that lasts as long as the test says so.
       const hold = () => t.services.writeBurst.record(WRITE_BURST_PER_SECOND);
       hold();

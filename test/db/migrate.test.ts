@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { migrate } from '../../src/db/migrate';
 import { backends, createPostgres } from '../support/db';
 import { openPglite } from '../../src/db/pglite';
+import { eventually } from '../support/wait';
 
 for (const backend of backends()) {
   describe(`migrations on ${backend.name}`, () => {
@@ -45,7 +46,7 @@ for (const backend of backends()) {
       const received: string[] = [];
       const stop = await db.listen('svc_test_channel', (payload) => received.push(payload));
       await db.notify('svc_test_channel', 'hello');
-      for (let i = 0; i < 50 && received.length === 0; i++) await Bun.sleep(20);
+      await eventually(() => received.length > 0);
       await stop();
       expect(received).toEqual(['hello']);
     });

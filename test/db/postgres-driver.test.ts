@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import postgres from 'postgres';
 import { openPostgres } from '../../src/db/postgres';
 import { backends, createPostgres } from '../support/db';
+import { eventually } from '../support/wait';
 
 /*
  * Guards of patches/postgres+3.4.9.patch (its header explains each fault and names the upstream
@@ -31,11 +32,10 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
         const cut = db.query('SELECT pg_sleep(30)');
         // Wait until the statement runs, so the connection is cut in the middle of it.
-        for (let i = 0; i < 200; i++) {
-          const running = await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [name]);
-          if (running.length > 0) break;
-          await Bun.sleep(10);
-        }
+        await eventually(
+          async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [name])).length > 0,
+          { everyMs: 10 },
+        );
         let refused: string;
         try {
           await allowConnections(false);

@@ -1,17 +1,15 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { registerOver } from '../support/over-http';
 import { runBun } from '../support/process';
-import { freePort, startServer, type RunningServer } from '../support/server';
+import { freePort, startServer, waitForOutput } from '../support/server';
+import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 
 // Real server processes: each boot opens a store and a DuckDB mirror.
 setDefaultTimeout(180_000);
 /** A generous boot deadline: the machine running tests may be busy with other suites. */
 const BOOT_MS = 120_000;
-
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-boot-'));
 
 describe('boot: a bad environment stops the process naming the variable', () => {
   for (const [variable, value] of [
@@ -21,7 +19,7 @@ describe('boot: a bad environment stops the process naming the variable', () => 
     ['RATE_LIMIT', 'sometimes'],
   ] as const) {
     test(`${variable}=${value}`, async () => {
-      const run = await runBun(['src/main.ts'], { DATA_DIR: freshDir(), [variable]: value });
+      const run = await runBun(['src/main.ts'], { DATA_DIR: tempDir('boot'), [variable]: value });
       expect(run.code).not.toBe(0);
       expect(run.code).toBe(78);
       expect(run.stderr).toContain(`invalid ${variable}`);
@@ -34,7 +32,7 @@ describe('boot: other start-up failures exit 1 with a clear line', () => {
   test('a port already in use', async () => {
     const squatter = Bun.serve({ port: 0, fetch: () => new Response('taken') });
     try {
-      const run = await runBun(['src/main.ts'], { DATA_DIR: freshDir(), PORT: String(squatter.port), SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789' });
+      const run = await runBun(['src/main.ts'], { DATA_DIR: tempDir('boot'), PORT: String(squatter.port), SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789' });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`cannot listen on :${squatter.port}`);
     } finally {
@@ -43,7 +41,7 @@ describe('boot: other start-up failures exit 1 with a clear line', () => {
   });
 
   test('a database that cannot be reached', async () => {
-    const run = await runBun(['src/main.ts'], { DATA_DIR: freshDir(), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing', SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789' });
+    const run = await runBun(['src/main.ts'], { DATA_DIR: tempDir('boot'), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing', SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^(cannot open the database|migrations failed): /m);
   });
@@ -69,18 +67,13 @@ async function rawConnection(port: number) {
     write: (text: string) => socket.write(text),
     /** Resolves when `marker` has arrived. */
     async waitFor(marker: string) {
-      for (let i = 0; i < 600 && !received.includes(marker); i++) await Bun.sleep(50);
+      await eventually(() => received.includes(marker), { timeoutMs: 30_000, everyMs: 50 });
       return received;
     },
     closed: done,
     received: () => received,
     end: () => socket.end(),
   };
-}
-
-async function waitForOutput(server: RunningServer, marker: string) {
-  for (let i = 0; i < 600 && !server.output().includes(marker); i++) await Bun.sleep(50);
-  expect(server.output()).toContain(marker);
 }
 
 describe('graceful stop', () => {
@@ -124,17 +117,10 @@ describe('graceful stop', () => {
   }
 
   test('what was written before the stop is there after a restart on the same DATA_DIR, sessions included', async () => {
-    const dataDir = freshDir();
+    const dataDir = tempDir('boot');
     // No SESSION_SECRET: the one generated under DATA_DIR must survive the restart.
     const first = await startServer({ SESSION_SECRET: '' }, { dataDir, timeoutMs: BOOT_MS });
-    const email = `boot-${Date.now()}@example.com`;
-    const registered = await fetch(`${first.url}/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password: 'correct horse', organization: 'Restart' }),
-    });
-    expect(registered.status).toBe(201);
-    const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
+    const { email, password, cookie } = await registerOver(first);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = await startServer({ SESSION_SECRET: '' }, { dataDir, timeoutMs: BOOT_MS });
@@ -142,7 +128,7 @@ describe('graceful stop', () => {
       const login = await fetch(`${second.url}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password: 'correct horse' }),
+        body: JSON.stringify({ email, password }),
       });
       expect(login.status).toBe(200);
       expect((await fetch(`${second.url}/api/dashboard/keys`, { headers: { cookie } })).status).toBe(200);

@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
 import { startServer } from '../support/server';
 

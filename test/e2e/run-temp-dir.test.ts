@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { tempDir } from '../support/temp-dir';
 
 // The suite's servers, stores and journals must land in the run's own directory, which the
 // preload (test/support/run-temp-dir.ts) removes when the run ends; without it every e2e server
@@ -10,5 +10,5 @@ test('temporary directories of a test run are made inside the run directory that
   const runDir = tmpdir();
   expect(basename(runDir)).toStartWith('svc-test-run-');
   expect(process.env.TMPDIR).toBe(runDir);
-  expect(dirname(mkdtempSync(join(tmpdir(), 'svc-e2e-')))).toBe(runDir);
+  expect(dirname(tempDir('e2e'))).toBe(runDir);
 });

@@ -4,7 +4,7 @@ import type { Db } from '../../src/db/db';
 import { openPglite } from '../../src/db/pglite';
 import { createPostgres } from '../support/db';
 import { freePort, startServer, type RunningServer } from '../support/server';
-export { createLinkOver } from './link-over-http';
+export { createLinkOver } from '../support/over-http';
 
 /** Where a real server keeps its data: its own PGlite store, or a throwaway Postgres database. */
 export interface E2eBackend {

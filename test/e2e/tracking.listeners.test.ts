@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { startServer, type RunningServer } from '../support/server';
+import { startServer, waitForOutput, type RunningServer } from '../support/server';
 import { createLinkOver, e2eBackends, journalDirs, journaledClickIds, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
 
 /**
@@ -15,12 +15,6 @@ async function clickFresh(server: RunningServer, slug: string): Promise<{ status
   await res.arrayBuffer();
   const location = res.headers.get('location');
   return { status: res.status, id: location ? new URL(location).searchParams.get('svc_click_id') : null };
-}
-
-async function waitForOutput(server: RunningServer, text: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!server.output().includes(text) && Date.now() < deadline) await Bun.sleep(20);
-  expect(server.output()).toContain(text);
 }
 
 async function clicksFresh(server: RunningServer, slug: string, count: number) {

@@ -1,22 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { expectSecurityHeaders } from '../support/http';
+import { createLinkOver } from '../support/over-http';
 import { freePort, startServer, type RunningServer } from '../support/server';
-import { createLinkOver } from './link-over-http';
 
 /**
  * The real server answers GET /c and GET /i from Bun's own routes, not through the app.
  * These pin that the answers are the same: the spec's headers on every response, its error
  * bodies, and 405 (from the app) for any other method on those paths.
  */
-const SECURITY = {
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-};
-
-function expectSecurityHeaders(response: Response) {
-  for (const [name, value] of Object.entries(SECURITY)) expect(response.headers.get(name)).toBe(value);
-}
-
 describe('tracking routes on the real server', () => {
   let server: RunningServer;
   let slug: string;

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readdirSync } from 'node:fs';
+import { waitForOutput } from '../support/server';
+import { eventually } from '../support/wait';
 import { clickMany, createLinkOver, e2eBackends, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
 
 /**
@@ -14,18 +16,15 @@ const cluster = (action: 'stop' | 'start') => {
   if (result.exitCode !== 0) throw new Error(`${args.join(' ')}: ${result.stderr.toString()}`);
 };
 
-async function waitForAll(backend: E2eBackend, dataDir: string, linkId: string, ids: string[]): Promise<Set<string>> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const stored = await storedClickIds(backend, dataDir, linkId);
-      if (ids.every((id) => stored.has(id)) || Date.now() > deadline) return stored;
-    } catch {
-      if (Date.now() > deadline) throw new Error('Postgres did not come back');
-    }
-    await Bun.sleep(250);
-  }
-}
+/** The link's stored click ids once all of `ids` are among them (Postgres may still be coming back). */
+const waitForAll = (backend: E2eBackend, dataDir: string, linkId: string, ids: string[]): Promise<Set<string>> =>
+  eventually(
+    async () => {
+      const stored = await storedClickIds(backend, dataDir, linkId).catch(() => undefined);
+      return stored && ids.every((id) => stored.has(id)) ? stored : undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 250 },
+  );
 
 const postgres = (await e2eBackends()).find((backend) => backend.name === 'postgres');
 if (postgres) {
@@ -44,8 +43,7 @@ if (postgres) {
           duringOutage = await clickMany(server, link.slug, 200, 8);
           // The outage lasts until the server has tried to write them and kept them journaled:
           // while clicks arrive its batcher gives way to them, so that try may come a little later.
-          const deadline = Date.now() + 20_000;
-          while (!server.output().includes('records kept in the journal') && Date.now() < deadline) await Bun.sleep(50);
+          await waitForOutput(server, 'records kept in the journal', 20_000);
         } finally {
           cluster('start');
         }

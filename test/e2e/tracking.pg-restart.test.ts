@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import postgres from 'postgres';
 import { startPrivatePostgres } from '../support/private-postgres';
 import { freePort, startServer } from '../support/server';
-import { createLinkOver } from './link-over-http';
+import { createLinkOver } from '../support/over-http';
 
 /**
  * Postgres restarted under /c load: the node keeps answering, and once Postgres is back its click

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { eventually } from '../support/wait';
 import { clickOnce, createLinkOver, e2eBackends, segmentFiles, startTrackingServer, storedClickIds } from './tracking-support';
 
 const WORKERS = 16;
@@ -19,7 +20,7 @@ for (const backend of await e2eBackends()) {
             else if (server.proc.exitCode !== null || server.proc.signalCode !== null) return;
           }
         });
-        while (answered.length < 300) await Bun.sleep(20);
+        await eventually(() => answered.length >= 300, { timeoutMs: 60_000, everyMs: 20 });
 
         // On Postgres the clicks table is held while the signal arrives, so the last batches can
         // only be written by the shutdown flush itself.

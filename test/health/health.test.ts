@@ -8,7 +8,7 @@ import { openPostgres } from '../../src/db/postgres';
 import { checkHealth } from '../../src/health/health.routes';
 import { body, testApp } from '../support/app';
 import { backends, createPostgres } from '../support/db';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).

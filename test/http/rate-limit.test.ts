@@ -1,9 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -12,8 +9,9 @@ import { memoryRateLimiter, rateLimitGroup, redisRateLimiter } from '../../src/h
 import { createServices } from '../../src/services';
 import { body, testApp, TEST_BASE_URL } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
+import { tempDir } from '../support/temp-dir';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).
@@ -186,7 +184,7 @@ describe('rate limits through the app', async () => {
       const namespace = `svc:test:${ulid()}`;
       const instance = async (ns: string) => {
         const config = loadConfig({
-          DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-rl-')),
+          DATA_DIR: tempDir('rl'),
           BASE_URL: TEST_BASE_URL,
           SESSION_SECRET: 'rate-limit-test-session-secret-0123456789',
           RATE_LIMIT: 'on',

@@ -3,7 +3,8 @@ import { t as schema } from 'elysia';
 import { badRequest, conflict, gone, notFound, unauthorized, fieldError } from '../../src/http/errors';
 import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
 import { body } from '../support/app';
-import { behindHttpRules, expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
+import { behindHttpRules } from '../support/http-harness';
 
 /** Test-only routes behind the real HTTP rules. */
 function rulesApp() {

@@ -1,7 +1,7 @@
 import { afterEach, expect, spyOn, test } from 'bun:test';
 import type { Server } from 'bun';
-import { SECURITY_HEADERS } from '../../src/http/http.plugin';
 import { SERVE_OPTIONS } from '../../src/http/serve-options';
+import { expectSecurityHeaders } from '../support/http';
 
 /** A server on the service's own options whose handlers throw, as a bug in one would. */
 let server: Server<undefined> | undefined;
@@ -41,7 +41,7 @@ for (const path of ['/c/abc', '/api/v1/links']) {
       const body = await response.text();
       expect(response.status).toBe(500);
       expect(response.headers.get('content-type')).toStartWith('application/json');
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers.get(name)).toBe(value);
+      expectSecurityHeaders(response);
       expect(JSON.parse(body)).toEqual({ error: 'internal error' });
       expect(body).not.toContain(SECRET);
       expect(body).not.toContain('at ');

@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, TEST_BASE_URL } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http-harness';
+import { expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);

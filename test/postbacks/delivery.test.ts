@@ -3,9 +3,10 @@ import { describe, expect, test } from 'bun:test';
 import { hmacSha256Hex } from '../../src/auth/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';
 import { body, testApp } from '../support/app';
-import { eventually, insertClick } from '../support/conversion-fixtures';
+import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
+import { eventually } from '../support/wait';
 import { receiver } from './receiver';
 
 const FAST: PostbackWorkerOptions = {
@@ -53,7 +54,7 @@ for (const backend of backends()) {
       const secret = 'destination-secret-0123';
       const dest = await destination(org.auth, { url: `${server.url}/pb?cid={click_id}`, method: 'POST', secret });
       const { campaignId } = await insertCampaign(db, org.orgId);
-      const { clickId } = await insertClick(db, org.orgId, { campaignId, gclid: 'G-sign' });
+      const clickId = await insertClick(db, { orgId: org.orgId, campaignId, gclid: 'G-sign' });
       const conversion = await convert(org.auth, { click_id: clickId, event: 'purchase', value: 19.99, currency: 'EUR', order_id: 'ord-1' });
 
       const [log] = await drain(createPostbackWorker(db, FAST), org.auth);
@@ -89,7 +90,7 @@ for (const backend of backends()) {
         url: `${server.url}/t?c={click_id}&g={gclid}&e={event}&v={value}&cur={currency}&o={order_id}&camp={campaign_id}&id={conversion_id}`,
       });
       const { campaignId } = await insertCampaign(db, org.orgId);
-      const { clickId } = await insertClick(db, org.orgId, { campaignId, gclid: 'G/1+2' });
+      const clickId = await insertClick(db, { orgId: org.orgId, campaignId, gclid: 'G/1+2' });
       const conversion = await convert(org.auth, { gclid: 'G/1+2', event: 'sign up', value: 0.5, currency: 'usd', order_id: 'a&b=c' });
       const [log] = await drain(createPostbackWorker(db, FAST), org.auth);
       expect(log).toMatchObject({ status: 'delivered', attempts: 1, lastStatusCode: 204 });

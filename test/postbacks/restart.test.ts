@@ -1,27 +1,10 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
-import { eventually } from '../support/conversion-fixtures';
 import { createPostgres } from '../support/db';
-import { startServer, type RunningServer } from '../support/server';
+import { apiKeyOver } from '../support/over-http';
+import { startServer } from '../support/server';
+import { eventually } from '../support/wait';
 import { receiver } from './receiver';
-
-/** Signs up through the real server and returns an API key of the new organization. */
-async function apiKeyOf(server: RunningServer): Promise<string> {
-  const email = `pb${Date.now()}${Math.random().toString(36).slice(2)}@example.com`;
-  const registered = await fetch(`${server.url}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'password123', organization: 'Restart' }),
-  });
-  expect(registered.status).toBe(201);
-  const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
-  const key = await fetch(`${server.url}/api/dashboard/keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie },
-    body: JSON.stringify({ name: 'restart' }),
-  });
-  return ((await key.json()) as { api_key: string }).api_key;
-}
 
 const stores: { name: string; env: () => Promise<Record<string, string>> }[] = [{ name: 'pglite', env: async () => ({}) }];
 if (process.env.DATABASE_URL) stores.push({ name: 'postgres', env: async () => ({ DATABASE_URL: (await createPostgres({ migrated: false })).url }) });
@@ -33,7 +16,7 @@ for (const store of stores) {
       const env = { ...(await store.env()), POSTBACK_ALLOW_PRIVATE: '1' };
       let server = await startServer(env, { timeoutMs: 120_000 });
       try {
-        const auth = { authorization: `Bearer ${await apiKeyOf(server)}`, 'content-type': 'application/json' };
+        const auth = { authorization: `Bearer ${await apiKeyOver(server)}`, 'content-type': 'application/json' };
         const created = await fetch(`${server.url}/api/v1/postback-destinations`, {
           method: 'POST',
           headers: auth,
@@ -56,7 +39,7 @@ for (const store of stores) {
           const res = await fetch(`${server.url}/api/v1/postback-deliveries`, { headers: auth });
           const { data } = (await res.json()) as { data: { status: string; attempts: number; lastStatusCode: number }[] };
           return data[0]?.status === 'delivered' ? data[0] : undefined;
-        }, 60_000, 200);
+        }, { timeoutMs: 60_000, everyMs: 200 });
         expect(log).toMatchObject({ status: 'delivered', attempts: 3, lastStatusCode: 200 });
         expect(endpoint.received).toHaveLength(3);
         expect(endpoint.received.every((r) => r.url.searchParams.get('o') === 'R-1' && r.url.searchParams.get('cid') === 'restart-click')).toBe(true);

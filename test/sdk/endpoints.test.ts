@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { body, testApp } from '../support/app';
+import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
-import { hashedDeviceId, hoursAgo, insertClick, minutesAgo, sdkApp } from '../support/sdk-fixtures';
+import { hashedDeviceId, hoursAgo, minutesAgo, sdkApp } from '../support/sdk-fixtures';
 import { mirrored, sdkCall } from './support';
 
 for (const backend of backends()) {
@@ -85,7 +86,7 @@ for (const backend of backends()) {
         const d = await device();
         const { campaignId } = await insertCampaign(db, d.orgId);
         const { linkId } = await insertLink(db, d.orgId, { campaignId, deepLinkPath: '/product/42' });
-        const clickId = await insertClick(db, ipHasher, { orgId: d.orgId, createdAt: new Date(), linkId, campaignId });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: d.orgId, createdAt: new Date(), linkId, campaignId });
         const res = await d.call('open', { device_id: d.deviceId, url: `myapp://product/42?svc_click_id=${clickId}&ref=push` });
         expect(res.status).toBe(200);
         const answer = await body(res);
@@ -96,11 +97,11 @@ for (const backend of backends()) {
 
       test('an explicit click_id works; an unknown, foreign or pre-install click is recorded unattributed', async () => {
         const d = await device();
-        const clickId = await insertClick(db, ipHasher, { orgId: d.orgId, createdAt: new Date() });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: d.orgId, createdAt: new Date() });
         expect((await body(await d.call('open', { device_id: d.deviceId, click_id: clickId }))).attributed).toBe(true);
         const other = await device();
-        const foreign = await insertClick(db, ipHasher, { orgId: other.orgId, createdAt: new Date() });
-        const old = await insertClick(db, ipHasher, { orgId: d.orgId, createdAt: hoursAgo(new Date(), 2) });
+        const foreign = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: other.orgId, createdAt: new Date() });
+        const old = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: d.orgId, createdAt: hoursAgo(new Date(), 2) });
         for (const id of [foreign, old, '01NOSUCHCLICK0000000000000']) {
           const answer = await body(await d.call('open', { device_id: d.deviceId, click_id: id }));
           expect(answer).toMatchObject({ attributed: false, campaign_id: null, deep_link_path: null });

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { sha256Hex } from '../../src/auth/secrets';
 import { body, testApp } from '../support/app';
+import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
 import { awayFromWindowEnd } from '../support/rate-window';
-import { daysAgo, hashedDeviceId, hoursAgo, insertClick, sdkApp } from '../support/sdk-fixtures';
+import { daysAgo, hashedDeviceId, hoursAgo, sdkApp } from '../support/sdk-fixtures';
 import { sdkCall, tablesContaining } from './support';
 
 const INSTALL_SHAPE = {
@@ -45,7 +46,7 @@ for (const backend of backends()) {
         const app = await newApp();
         const { campaignId } = await insertCampaign(db, app.orgId, { appId: app.appId });
         const { linkId } = await insertLink(db, app.orgId, { campaignId, deepLinkPath: '/product/42' });
-        const clickId = await insertClick(db, ipHasher, { orgId: app.orgId, createdAt: hoursAgo(new Date(), 2), linkId, campaignId });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: app.orgId, createdAt: hoursAgo(new Date(), 2), linkId, campaignId });
         const res = await sdkCall(t, app.sdkKey)('install', { device_id: hashedDeviceId(), platform: 'android', click_id: clickId });
         expect(res.status).toBe(201);
         const answer = await body(res);
@@ -61,7 +62,7 @@ for (const backend of backends()) {
 
       test('the device address comes from the trusted proxy header: probabilistic match with its confidence stored', async () => {
         const app = await newApp({ platform: 'ios' });
-        const clickId = await insertClick(db, ipHasher, { orgId: app.orgId, ip: '198.51.100.77', createdAt: hoursAgo(new Date(), 4), osFamily: 'iOS', osVersion: '17.4' });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: app.orgId, ip: '198.51.100.77', createdAt: hoursAgo(new Date(), 4), osFamily: 'iOS', osVersion: '17.4' });
         const res = await sdkCall(t, app.sdkKey, '198.51.100.77')('install', { device_id: hashedDeviceId(), platform: 'ios', os_version: '17.4.1' });
         const answer = await body(res);
         expect(answer.attribution).toMatchObject({ method: 'PROBABILISTIC', click_id: clickId });
@@ -91,7 +92,7 @@ for (const backend of backends()) {
       test('thirty concurrent installs of different devices each get their own row and attribution', async () => {
         const app = await newApp();
         const { campaignId } = await insertCampaign(db, app.orgId, { appId: app.appId });
-        const clicks = await Promise.all(Array.from({ length: 15 }, () => insertClick(db, ipHasher, { orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), campaignId, ip: null })));
+        const clicks = await Promise.all(Array.from({ length: 15 }, () => insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), campaignId, ip: null })));
         const devices = Array.from({ length: 30 }, () => hashedDeviceId());
         const responses = await Promise.all(
           devices.map((device_id, i) => sdkCall(t, app.sdkKey, `198.51.100.${i + 1}`)('install', { device_id, platform: 'android', ...(i < 15 ? { click_id: clicks[i] } : {}) })),
@@ -116,7 +117,7 @@ for (const backend of backends()) {
         const deviceId = hashedDeviceId();
         const call = sdkCall(t, app.sdkKey, '192.0.2.50');
         const first = await body(await call('install', { device_id: deviceId, platform: 'android', installed_at: daysAgo(new Date(), 20).toISOString() }));
-        const clickId = await insertClick(db, ipHasher, { orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), ip: null });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), ip: null });
         const res = await call('install', { device_id: deviceId, platform: 'android', click_id: clickId });
         expect(res.status).toBe(200);
         expect(await body(res)).toEqual(first);
@@ -132,7 +133,7 @@ for (const backend of backends()) {
         const unchanged = await call('install', { device_id: deviceId, platform: 'android' });
         expect(await body(unchanged)).toEqual(first);
         const { campaignId } = await insertCampaign(db, app.orgId);
-        const clickId = await insertClick(db, ipHasher, { orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), campaignId, ip: null });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: app.orgId, createdAt: hoursAgo(new Date(), 1), campaignId, ip: null });
         const res = await call('install', { device_id: deviceId, platform: 'android', click_id: clickId });
         expect(res.status).toBe(200);
         expect(await body(res)).toEqual({
@@ -194,7 +195,7 @@ for (const backend of backends()) {
         const mine = await newApp();
         const theirs = await newApp();
         const gclid = `Cj0${crypto.randomUUID().replaceAll('-', '')}`;
-        const clickId = await insertClick(db, ipHasher, { orgId: theirs.orgId, ip: '198.51.100.99', createdAt: hoursAgo(new Date(), 1), gclid });
+        const clickId = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: theirs.orgId, ip: '198.51.100.99', createdAt: hoursAgo(new Date(), 1), gclid });
         const res = await sdkCall(t, mine.sdkKey, '198.51.100.99')('install', {
           device_id: hashedDeviceId(),
           platform: 'android',

@@ -1,5 +1,6 @@
 import { assertIdentifier, type Db } from '../../src/db/db';
 import type { TestApp } from '../support/app';
+import { eventually } from '../support/wait';
 
 /** An SDK call as an app makes it: the key in X-SDK-Key, the device's address as the proxy saw it. */
 export function sdkCall(t: TestApp, sdkKey: string, ip = '203.0.113.10') {
@@ -34,13 +35,13 @@ function expectSome(count: number) {
  * Copies to the DuckDB mirror until `query` finds what it expects. The mirror waits for every
  * older transaction on the server (other databases' included) to finish, so one round may not do.
  */
-export async function mirrored<T>(t: TestApp, sql: string, params: readonly unknown[], done: (rows: T[]) => boolean): Promise<T[]> {
-  let rows: T[] = [];
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    await t.services.mirror.catchUp();
-    rows = await t.services.mirror.query<T>(sql, params);
-    if (done(rows)) return rows;
-    await Bun.sleep(50);
-  }
-  return rows;
+export function mirrored<T>(t: TestApp, sql: string, params: readonly unknown[], done: (rows: T[]) => boolean): Promise<T[]> {
+  return eventually(
+    async () => {
+      await t.services.mirror.catchUp();
+      const rows = await t.services.mirror.query<T>(sql, params);
+      return done(rows) ? rows : undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
 }

@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/db';
 import { createServices, type Services } from '../../src/services';
 import { onBeforeClose } from './db';
+import { tempDir } from './temp-dir';
 
 export interface TestApp {
   app: App;
@@ -26,7 +24,7 @@ export const TEST_TRACKING_URL = 'http://track.test.local';
  */
 export async function testApp(db: Db, env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-test-')),
+    DATA_DIR: tempDir('test'),
     BASE_URL: TEST_BASE_URL,
     TRACKING_URL: TEST_TRACKING_URL,
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',

@@ -27,12 +27,3 @@ export function behindHttpRules(deps: Partial<HttpDeps> = {}) {
     },
   };
 }
-
-export function expectSecurityHeaders(response: Response): void {
-  const missing = Object.entries({
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'strict-origin-when-cross-origin',
-  }).filter(([name, value]) => response.headers.get(name) !== value);
-  if (missing.length > 0) throw new Error(`status ${response.status} lacks ${missing.map(([name]) => name).join(', ')}`);
-}

@@ -1,16 +1,15 @@
 import { afterAll } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { tempDir } from './temp-dir';
 
 /**
  * Preloaded by `bun test` (bunfig.toml): the whole run's temporary files (data directories of
  * servers started by the tests, journals, PGlite stores, DuckDB files) go under one directory,
  * removed when the run ends, so a run leaves nothing behind in the OS temp dir. os.tmpdir() reads
- * TMPDIR when called, so every mkdtempSync(join(tmpdir(), ...)) in the suite lands here.
- * Processes a test spawns with `...process.env` inherit it too.
+ * TMPDIR when called, so every tempDir() in the suite lands here; processes a test spawns with
+ * `...process.env` inherit it too.
  */
-const runDir = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
+const runDir = tempDir('test-run');
 process.env.TMPDIR = runDir;
 
 afterAll(() => {

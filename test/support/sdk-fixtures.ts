@@ -10,48 +10,6 @@ export async function sdkApp(db: Db, orgId: string, input: { platform?: string; 
   return app;
 }
 
-export interface ClickInput {
-  orgId: string;
-  createdAt: Date;
-  id?: string;
-  ip?: string | null;
-  linkId?: string | null;
-  campaignId?: string | null;
-  gclid?: string | null;
-  osFamily?: string | null;
-  osVersion?: string | null;
-  deviceType?: string | null;
-  dropReason?: string | null;
-}
-
-/** A click as the redirect pipeline stores it, hashes included. */
-export async function insertClick(db: Db, ipHasher: IpHasher, input: ClickInput): Promise<string> {
-  const id = input.id ?? newId();
-  const ip = input.ip === undefined ? '203.0.113.10' : input.ip;
-  await db.query(
-    `INSERT INTO clicks (id, org_id, link_id, campaign_id, created_at, gclid, next_hop_url, ip, ip_day_hash, household_hash,
-       os_family, os_version, device_type, drop_reason)
-     VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [
-      id,
-      input.orgId,
-      input.linkId ?? null,
-      input.campaignId ?? null,
-      input.createdAt.toISOString(),
-      input.gclid ?? null,
-      'https://shop.example.com/landing',
-      ip,
-      ip ? ipHasher.ipDay(ip, input.createdAt) : null,
-      ip ? ipHasher.household(ip) : null,
-      input.osFamily === undefined ? 'Android' : input.osFamily,
-      input.osVersion ?? null,
-      input.deviceType === undefined ? 'mobile' : input.deviceType,
-      input.dropReason ?? null,
-    ],
-  );
-  return id;
-}
-
 /** An impression as the /i pixel stores it: hashes only, never the address. */
 export async function insertImpression(
   db: Db,

@@ -1,9 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-
-const ROOT = join(import.meta.dir, '..', '..');
+import { ROOT } from './process';
+import { tempDir } from './temp-dir';
+import { eventually } from './wait';
 
 export interface RunningServer {
   proc: Subprocess;
@@ -31,7 +30,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startServer(env: Record<string, string> = {}, options: { dataDir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  const dataDir = options.dataDir ?? tempDir('e2e');
   const fullEnv: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
@@ -81,4 +80,11 @@ export async function startServer(env: Record<string, string> = {}, options: { d
       return proc.exited;
     },
   };
+}
+
+/** Waits until the server has printed `text`; fails with its output so far when it has not in time. */
+export async function waitForOutput(server: RunningServer, text: string, timeoutMs = 30_000): Promise<void> {
+  await eventually(() => server.output().includes(text), { timeoutMs, everyMs: 20 }).catch(() => {
+    throw new Error(`the server did not print ${JSON.stringify(text)} within ${timeoutMs} ms:\n${server.output()}`);
+  });
 }

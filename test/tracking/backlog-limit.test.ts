@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { FLUSH_BUDGET_MS, MIN_BACKLOG_LIMIT, fixedBacklogLimit, measuredBacklogLimit } from '../../src/tracking/backlog-limit';
 import { createClickPipeline, DEFAULT_BACKLOG_LIMIT } from '../../src/tracking/click-pipeline';
-import { fakePostgres, freshDir, makeClick, timedWriter } from './support';
+import { tempDir } from '../support/temp-dir';
+import { arrive, fakePostgres, makeClick, timedWriter } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
 const BATCH = 512;
@@ -67,7 +68,7 @@ const ORG = '00000000-0000-4000-8000-000000000001';
 describe('the backlog limit in the click pipeline', () => {
   test('is measured from full batches written while nothing arrives: the flush budget at the writer rate', async () => {
     const { writer, written } = timedWriter(60);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer });
     await pipeline.start();
     expect(pipeline.backlogLimit()).toBe(DEFAULT_BACKLOG_LIMIT.postgres);
     for (let i = 0; i < 8 * BATCH; i++) pipeline.recordClick(makeClick(ORG));
@@ -83,15 +84,10 @@ describe('the backlog limit in the click pipeline', () => {
 
   test('batches written while records keep arriving are not measured (they run beside the redirects, slower)', async () => {
     const { writer, written } = timedWriter(20);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer });
     await pipeline.start();
-    let recorded = 0;
     // A record every 50 ms or so, never 200 ms apart: most 20 ms batches start and end between two.
-    for (const until = performance.now() + 2000; performance.now() < until; ) {
-      for (let i = 0; i < 600; i++) pipeline.recordClick(makeClick(ORG));
-      recorded += 600;
-      await Bun.sleep(50);
-    }
+    const recorded = await arrive(pipeline, ORG, { ms: 2000, perRound: 600, everyMs: 50 });
     expect(written.records).toBeGreaterThan(BATCH); // the writer did write full batches meanwhile
     expect(pipeline.backlogLimit()).toBe(DEFAULT_BACKLOG_LIMIT.postgres);
     await pipeline.stop();
@@ -103,7 +99,7 @@ describe('the backlog limit in the click pipeline', () => {
   test('a trickle of small batches is not measured: their time is mostly the round trip, not the rate', async () => {
     const { writer, written } = timedWriter(20);
     // No timer batch: each round's 10 records are written by the flush, once traffic is quiet.
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 60_000 });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { intervalMs: 60_000 });
     await pipeline.start();
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < 10; i++) pipeline.recordClick(makeClick(ORG));
@@ -117,7 +113,7 @@ describe('the backlog limit in the click pipeline', () => {
 
   test('CLICK_BACKLOG fixes the limit: measured batches do not move it', async () => {
     const { writer } = timedWriter(60);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: 5000 });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: 5000 });
     await pipeline.start();
     for (let i = 0; i < 4 * BATCH; i++) pipeline.recordClick(makeClick(ORG));
     await Bun.sleep(300);
@@ -127,7 +123,7 @@ describe('the backlog limit in the click pipeline', () => {
   });
 
   test('the replay at start is not measured: it runs alone, while a stop flushes beside the other pipelines', async () => {
-    const dataDir = freshDir();
+    const dataDir = tempDir('pipeline');
     const refusing = createClickPipeline(
       { db: fakePostgres, dataDir, writer: () => ({ write: () => Promise.reject(new Error('database unavailable')), close: async () => {} }) },
       { stopTimeoutMs: 100 },

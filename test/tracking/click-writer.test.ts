@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS } from '../../src/tracking/click-writer';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
+import { tempDir } from '../support/temp-dir';
 import { makeClick } from './support';
 
 /**
@@ -31,7 +30,7 @@ function timeline() {
       events.push(`enrich ${enrichedCount++}`);
       return click;
     },
-    setAsidePath: join(mkdtempSync(join(tmpdir(), 'svc-writer-')), 'refused.jsonl'),
+    setAsidePath: join(tempDir('writer'), 'refused.jsonl'),
   });
   return { events, writer, mostAtOnce: () => mostAtOnce };
 }
@@ -92,7 +91,7 @@ describe('click writer in process (the embedded store): requests get a turn betw
     const writer = createClickWriter({
       db,
       enrich: (click) => click,
-      setAsidePath: join(mkdtempSync(join(tmpdir(), 'svc-writer-')), 'refused.jsonl'),
+      setAsidePath: join(tempDir('writer'), 'refused.jsonl'),
       statementRows: EMBEDDED_STATEMENT_ROWS,
       yieldEvery: 32,
     });

@@ -1,6 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpHasher } from '../../src/shared/ip-hash';
 import { createClickPipeline } from '../../src/tracking/click-pipeline';
@@ -10,6 +9,7 @@ import { createIngestion } from '../../src/tracking/enrich/ingest';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
 import { backends, createPostgres, onBeforeClose } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
+import { tempDir } from '../support/temp-dir';
 import { countRows, makeClick, makeImpression } from './support';
 
 /** The message a promise rejects with (Bun's expect().rejects never settles for a rejection a worker's message causes). */
@@ -25,7 +25,7 @@ setDefaultTimeout(30_000);
 const SECRET = 'writer-thread-test-secret-0123456789-abcdef';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 const linesOf = (entries: JournalEntry[]) => new TextEncoder().encode(entries.map((entry) => JSON.stringify(entry)).join('\n'));
-const setAsidePath = () => join(mkdtempSync(join(tmpdir(), 'svc-writer-')), 'refused.jsonl');
+const setAsidePath = () => join(tempDir('writer'), 'refused.jsonl');
 
 /*
  * On Postgres the click pipeline's enrichment and inserts run on a thread of their own
@@ -105,7 +105,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
 
     test('a pipeline on the thread writes everything by flush and by stop, and a closed writer refuses more', async () => {
       const { orgId } = await orgWithKey(db);
-      const dataDir = mkdtempSync(join(tmpdir(), 'svc-writer-pipeline-'));
+      const dataDir = tempDir('writer-pipeline');
       let writer: ClickWriter | undefined;
       // Segments of a few batches each: most batches come from segments already closed and read
       // back from their files, several batches from each.

@@ -1,11 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { holdsSegments, JournalBusy, openJournal, parseLines } from '../../src/tracking/journal';
+import { tempDir } from '../support/temp-dir';
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-journal-'));
 const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
 
 interface Rec {
@@ -21,7 +20,7 @@ describe('journal', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.integer({ min: 400, max: 4000 }), async (ops, segmentBytes) => {
-        const dir = freshDir();
+        const dir = tempDir('journal');
         const journal = openJournal<Rec>(dir, { segmentBytes });
         const model: Rec[] = [];
         let next = 0;
@@ -65,7 +64,7 @@ describe('journal', () => {
   });
 
   test('a segment file is deleted only once it is full and fully committed', async () => {
-    const dir = freshDir();
+    const dir = tempDir('journal');
     // Each record is about 80 bytes; the 3-bytes-per-character reserve fits three per segment.
     const journal = openJournal<Rec>(dir, { segmentBytes: 450 });
     for (let n = 0; n < 7; n++) journal.append({ n, text: 'x'.repeat(60) });
@@ -83,7 +82,7 @@ describe('journal', () => {
   });
 
   test('readLines reads ahead of what is committed, across segments; commits go in reading order; rewind reads again from the oldest uncommitted', async () => {
-    const dir = freshDir();
+    const dir = tempDir('journal');
     const journal = openJournal<Rec>(dir, { segmentBytes: 450 }); // three records a segment
     for (let n = 0; n < 7; n++) journal.append({ n, text: 'x'.repeat(60) });
     const numbers = (batch: { bytes: Uint8Array; count: number } | null) => (batch ? parseLines<Rec>(batch.bytes, batch.count).map((record) => record.n) : null);
@@ -113,24 +112,24 @@ describe('journal', () => {
   });
 
   test('holdsSegments: a journal closed with records pending holds segments; one closed fully committed, or never opened, does not', async () => {
-    const pendingDir = freshDir();
+    const pendingDir = tempDir('journal');
     const pending = openJournal<Rec>(pendingDir);
     pending.append({ n: 1, text: 'kept' });
     await pending.close();
     expect(holdsSegments(pendingDir)).toBe(true);
 
-    const writtenDir = freshDir();
+    const writtenDir = tempDir('journal');
     const written = openJournal<Rec>(writtenDir);
     written.append({ n: 1, text: 'written' });
     written.peek(10)!.commit();
     await written.close();
     expect(holdsSegments(writtenDir)).toBe(false);
 
-    expect(holdsSegments(join(freshDir(), 'journal'))).toBe(false);
+    expect(holdsSegments(join(tempDir('journal'), 'journal'))).toBe(false);
   });
 
   test('a line cut short by a crash (no newline, zeros after it) is skipped on reopen', async () => {
-    const dir = freshDir();
+    const dir = tempDir('journal');
     const torn = Buffer.concat([Buffer.from('{"n":1,"text":""}\n{"n":2,"text":"é"}\n{"n":3,"te'), Buffer.alloc(4096)]);
     writeFileSync(join(dir, 'segment-000000000007.jsonl'), torn);
     writeFileSync(join(dir, 'segment-000000000008.jsonl'), Buffer.alloc(4096));
@@ -149,7 +148,7 @@ describe('journal', () => {
   test('records with any text, including newlines and NUL characters, round-trip', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.string({ unit: 'binary' }), { maxLength: 20 }), async (texts) => {
-        const dir = freshDir();
+        const dir = tempDir('journal');
         const journal = openJournal<Rec>(dir, { segmentBytes: 64 * 1024 });
         texts.forEach((text, n) => journal.append({ n, text }));
         await journal.close();
@@ -164,13 +163,13 @@ describe('journal', () => {
   });
 
   test('a record larger than a segment is refused', async () => {
-    const journal = openJournal<Rec>(freshDir(), { segmentBytes: 300 });
+    const journal = openJournal<Rec>(tempDir('journal'), { segmentBytes: 300 });
     expect(() => journal.append({ n: 1, text: 'x'.repeat(200) })).toThrow('exceeds the segment size');
     await journal.close();
   });
 
   test('one process per journal directory', async () => {
-    const dir = freshDir();
+    const dir = tempDir('journal');
     const journal = openJournal(dir);
     expect(() => openJournal(dir)).toThrow(JournalBusy);
     await journal.close();
@@ -179,7 +178,7 @@ describe('journal', () => {
   });
 
   test('a lock left by a dead process is taken over, and a half-prepared segment is discarded', async () => {
-    const dir = freshDir();
+    const dir = tempDir('journal');
     writeFileSync(join(dir, 'journal.pid'), '2147483646');
     writeFileSync(join(dir, 'next-segment.tmp'), Buffer.alloc(100));
     const journal = openJournal(dir);

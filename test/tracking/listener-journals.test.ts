@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalDirOf, type ClickPipeline } from '../../src/tracking/click-pipeline';
 import { listenerDataDir, replayListenerJournals } from '../../src/tracking/listener-journals';
+import { tempDir } from '../support/temp-dir';
 
 describe('listener journals at boot', () => {
   test('every listener journal holding segments is replayed and stopped in turn; other entries are left alone', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    const dataDir = tempDir('listeners');
     for (const index of [0, 1, 7]) {
       mkdirSync(journalDirOf(listenerDataDir(dataDir, index)), { recursive: true });
       writeFileSync(join(journalDirOf(listenerDataDir(dataDir, index)), 'segment-000000000003.jsonl'), '{"k":"c"}\n');
@@ -29,7 +29,7 @@ describe('listener journals at boot', () => {
   });
 
   test('a listener journal with no segment (everything written) is not opened', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    const dataDir = tempDir('listeners');
     // Thread 0 wrote everything at its last stop; thread 1 never journaled; thread 2 left a segment.
     mkdirSync(journalDirOf(listenerDataDir(dataDir, 0)), { recursive: true });
     writeFileSync(join(journalDirOf(listenerDataDir(dataDir, 0)), 'refused.jsonl'), '{}\n');
@@ -45,7 +45,7 @@ describe('listener journals at boot', () => {
   });
 
   test('a data directory without listener threads has nothing to replay', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    const dataDir = tempDir('listeners');
     let opened = 0;
     await replayListenerJournals(dataDir, () => {
       opened++;

@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config';
 import { listenerDataDir } from '../../src/tracking/listener-journals';
 import { startTrackingListeners } from '../../src/tracking/listeners';
+import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 
 /*
  * The main thread's supervision of tracking listener threads (src/tracking/listeners.ts), with a
@@ -14,7 +15,7 @@ import { startTrackingListeners } from '../../src/tracking/listeners';
  */
 describe('tracking listener supervision', () => {
   test('a thread that dies is started again on its own directory, and the new one gets link changes', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-listeners-'));
+    const dataDir = tempDir('listeners');
     const config = loadConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'listener-test-secret-that-is-long-enough-0123' });
     let relay: ((linkId: string) => unknown) | undefined;
     const linkChanges = {
@@ -25,10 +26,6 @@ describe('tracking listener supervision', () => {
     };
     const dir = listenerDataDir(dataDir, 0);
     const events = () => (existsSync(join(dir, 'events')) ? readFileSync(join(dir, 'events'), 'utf8').trim().split('\n') : []);
-    const until = async (check: () => boolean) => {
-      for (let i = 0; i < 400 && !check(); i++) await Bun.sleep(25);
-      expect(check()).toBe(true);
-    };
 
     const listeners = await startTrackingListeners(
       { config, linkChanges, forward: { url: 'http://127.0.0.1:9', token: 'test' }, workerUrl: new URL('./listener.stand-in.ts', import.meta.url).href },
@@ -36,15 +33,15 @@ describe('tracking listener supervision', () => {
     );
     try {
       expect(events()).toEqual(['started']);
-      await until(() => listeners.pending() === 1);
+      await eventually(() => listeners.pending() === 1);
       await relay!('link-1');
       expect(events()).toEqual(['started', 'link link-1']);
 
       writeFileSync(join(dir, 'crash-now'), '');
-      await until(() => events().filter((line) => line === 'started').length === 2);
+      await eventually(() => events().filter((line) => line === 'started').length === 2);
       expect(events()).toEqual(['started', 'link link-1', 'crashed', 'started']);
       // A change reaches threads the supervisor has taken as ready; wait for the new one's.
-      await until(() => listeners.pending() === 2);
+      await eventually(() => listeners.pending() === 2);
 
       await relay!('link-2');
       expect(events().at(-1)).toBe('link link-2');

@@ -3,7 +3,9 @@ import { createClickPipeline, THREAD_BATCHES_IN_FLIGHT, type ClickPipeline } fro
 import type { ClickWriter } from '../../src/tracking/click-writer';
 import { parseLines } from '../../src/tracking/journal';
 import type { JournalEntry } from '../../src/tracking/tracking.model';
-import { fakePostgres, freshDir, makeClick } from './support';
+import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
+import { arrive, fakePostgres, makeClick } from './support';
 
 /** Records per batch the pipeline hands its writer (click-pipeline.ts BATCH_ROWS). */
 const BATCH = 512;
@@ -57,17 +59,11 @@ const recordClicks = (pipeline: ClickPipeline, count: number) =>
     return click.id;
   });
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  for (const deadline = performance.now() + timeoutMs; !condition(); await Bun.sleep(10)) {
-    if (performance.now() > deadline) throw new Error('timed out');
-  }
-}
-
 describe('click pipeline: batches in flight on a writer thread', () => {
   test(`at full speed the writer is handed ${THREAD_BATCHES_IN_FLIGHT} batches at once, never more, read in journal order, each record once`, async () => {
     // Every second batch finishes before the one handed out before it.
     const { writer, calls, maxActive } = scriptedWriter((n) => (n % 2 === 1 ? 40 : 5));
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 60_000, batchSize: 100_000 });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { intervalMs: 60_000, batchSize: 100_000 });
     await pipeline.start();
     const ids = recordClicks(pipeline, 10 * BATCH + 7);
     await pipeline.flush();
@@ -81,12 +77,12 @@ describe('click pipeline: batches in flight on a writer thread', () => {
 
   test('a later batch that fails after the earlier one is written: the earlier stays done, the rest is written again, nothing is lost', async () => {
     const { writer, calls } = scriptedWriter(() => 10, (n) => n === 2);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 20, batchSize: 100_000 });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { intervalMs: 20, batchSize: 100_000 });
     await pipeline.start();
     const ids = recordClicks(pipeline, 4 * BATCH);
     expect(await pipeline.flush().then(() => 'resolved', (error: Error) => error.message)).toBe('write 2 failed');
     // The timer retries once the backoff has passed.
-    await until(() => pipeline.pending() === 0);
+    await eventually(() => pipeline.pending() === 0);
     const times = timesWritten(calls);
     expect([...times.keys()].sort()).toEqual([...ids].sort());
     // The first batch was committed before the second failed: never written again.
@@ -99,11 +95,11 @@ describe('click pipeline: batches in flight on a writer thread', () => {
   test('an earlier batch that fails while a later one is in flight: the retry waits until the later one is over', async () => {
     // The first batch fails at once, the second takes a while.
     const { writer, calls } = scriptedWriter((n) => (n === 2 ? 300 : 5), (n) => n === 1);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { intervalMs: 20, batchSize: 100_000 });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { intervalMs: 20, batchSize: 100_000 });
     await pipeline.start();
     const ids = recordClicks(pipeline, 3 * BATCH);
     await pipeline.flush().catch(() => {});
-    await until(() => pipeline.pending() === 0);
+    await eventually(() => pipeline.pending() === 0);
     expect(calls[0]!.ids).toEqual(ids.slice(0, BATCH));
     expect(calls[1]!.ids).toEqual(ids.slice(BATCH, 2 * BATCH));
     // The retry starts from the failed batch, once the batch in flight beside it has ended.
@@ -116,14 +112,14 @@ describe('click pipeline: batches in flight on a writer thread', () => {
   test('while it gives way to a busy loop, the writer gets one batch at a time', async () => {
     const { writer, calls, maxActive } = scriptedWriter(() => 10);
     const pipeline = createClickPipeline(
-      { db: fakePostgres, dataDir: freshDir(), writer },
+      { db: fakePostgres, dataDir: tempDir('pipeline'), writer },
       // A busy loop, and a backlog at nine tenths of its limit: a share between 0 and 1.
       { backlogLimit: 4 * BATCH, loopMeter: { sample: () => {}, busy: () => 1 }, intervalMs: 20 },
     );
     await pipeline.start();
     for (let i = 0; i < Math.round(0.9 * 4 * BATCH); i++) pipeline.recordClick(makeClick(ORG));
     // Clicks keep arriving, a few at a time: traffic is never quiet.
-    for (const stopAt = performance.now() + 600; performance.now() < stopAt; await Bun.sleep(20)) pipeline.recordClick(makeClick(ORG));
+    await arrive(pipeline, ORG, { ms: 600, perRound: 1, everyMs: 20 });
     expect(calls.length).toBeGreaterThan(0);
     expect(maxActive()).toBe(1);
     await pipeline.stop();

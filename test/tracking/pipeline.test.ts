@@ -7,7 +7,8 @@ import { createIngestion } from '../../src/tracking/enrich/ingest';
 import { JournalBusy } from '../../src/tracking/journal';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
-import { countRows, flakyDb, freshDir, makeClick, makeImpression } from './support';
+import { tempDir } from '../support/temp-dir';
+import { arrive, countRows, flakyDb, makeClick, makeImpression } from './support';
 
 const segments = (dataDir: string) => readdirSync(join(dataDir, 'journal')).filter((name) => name.endsWith('.jsonl'));
 const ingestion = createIngestion({ ipHasher: createIpHasher('pipeline-test-secret-0123456789-0123456789') });
@@ -20,7 +21,7 @@ for (const backend of backends()) {
     describe('happy', () => {
       test('clicks and impressions land in Postgres, enriched, in multi-row batches; committed segments are deleted', async () => {
         const { orgId } = await orgWithKey(db);
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const pipeline = createClickPipeline({ db, dataDir, enrich }, { journal: { segmentBytes: 64 * 1024 } });
         await pipeline.start();
         const clicks = Array.from({ length: 1234 }, () => makeClick(orgId));
@@ -51,7 +52,7 @@ for (const backend of backends()) {
           if (table === 'clicks') statements.push(text.split('\n').length - 1);
           return db.copyFrom(table, columns, text);
         };
-        const pipeline = createClickPipeline({ db: counted, dataDir: freshDir(), enrich }, { intervalMs: 60_000, batchSize: 10_000 });
+        const pipeline = createClickPipeline({ db: counted, dataDir: tempDir('pipeline'), enrich }, { intervalMs: 60_000, batchSize: 10_000 });
         await pipeline.start();
         for (let i = 0; i < 300; i++) pipeline.recordClick(makeClick(orgId));
         await pipeline.flush();
@@ -62,7 +63,7 @@ for (const backend of backends()) {
 
       test('stop() writes everything still waiting and leaves an empty journal', async () => {
         const { orgId } = await orgWithKey(db);
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const pipeline = createClickPipeline({ db, dataDir, enrich }, { intervalMs: 60_000, batchSize: 10_000 });
         await pipeline.start();
         for (let i = 0; i < 300; i++) pipeline.recordClick(makeClick(orgId));
@@ -74,7 +75,7 @@ for (const backend of backends()) {
 
       test('start() replays what a crashed run left, skipping a torn line and rows already written', async () => {
         const { orgId } = await orgWithKey(db);
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const clicks = Array.from({ length: 40 }, () => makeClick(orgId));
         // The crashed run had written the first ten before it died.
         await db.bulkInsert('clicks', ['id', 'org_id', 'created_at', 'next_hop_url'], clicks.slice(0, 10).map((c) => [c.id, c.org_id, c.created_at, c.next_hop_url]));
@@ -95,7 +96,7 @@ for (const backend of backends()) {
         const broken = makeClick(orgId);
         const pipeline = createClickPipeline({
           db,
-          dataDir: freshDir(),
+          dataDir: tempDir('pipeline'),
           enrich: (click) => {
             if (click.id === broken.id) throw new Error('enrichment bug');
             return enrich(click);
@@ -111,14 +112,9 @@ for (const backend of backends()) {
 
       test('while clicks keep arriving the batcher keeps writing behind them, and writes the rest once they stop', async () => {
         const { orgId } = await orgWithKey(db);
-        const pipeline = createClickPipeline({ db, dataDir: freshDir(), enrich }, { backlogLimit: 1_000_000 });
+        const pipeline = createClickPipeline({ db, dataDir: tempDir('pipeline'), enrich }, { backlogLimit: 1_000_000 });
         await pipeline.start();
-        let recorded = 0;
-        for (const until = performance.now() + 1500; performance.now() < until; ) {
-          for (let i = 0; i < 20; i++) pipeline.recordClick(makeClick(orgId));
-          recorded += 20;
-          await Bun.sleep(2);
-        }
+        const recorded = await arrive(pipeline, orgId, { ms: 1500, perRound: 20, everyMs: 2 });
         // Never starved: part of the burst is already in the database while it is still arriving.
         expect(await countRows(db, 'clicks', orgId)).toBeGreaterThan(0);
         await pipeline.flush();
@@ -131,7 +127,7 @@ for (const backend of backends()) {
       test('while the database refuses writes, clicks stay journaled on disk, and all land once it is back', async () => {
         const { orgId } = await orgWithKey(db);
         const flaky = flakyDb(db);
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const pipeline = createClickPipeline({ db: flaky, dataDir, enrich }, { journal: { segmentBytes: 32 * 1024 } });
         await pipeline.start();
         flaky.down = true;
@@ -151,7 +147,7 @@ for (const backend of backends()) {
 
       test('a record the database refuses is set aside on disk, and the records around it are stored', async () => {
         const { orgId } = await orgWithKey(db);
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const pipeline = createClickPipeline({ db, dataDir, enrich });
         await pipeline.start();
         const clicks = Array.from({ length: 40 }, () => makeClick(orgId));
@@ -178,7 +174,7 @@ for (const backend of backends()) {
       });
 
       test('a stopped pipeline refuses new records', async () => {
-        const pipeline = createClickPipeline({ db, dataDir: freshDir(), enrich });
+        const pipeline = createClickPipeline({ db, dataDir: tempDir('pipeline'), enrich });
         await pipeline.start();
         await pipeline.stop();
         expect(() => pipeline.recordClick(makeClick('org'))).toThrow('click pipeline is stopped');
@@ -187,7 +183,7 @@ for (const backend of backends()) {
 
     describe('security', () => {
       test('two pipelines never share one journal', async () => {
-        const dataDir = freshDir();
+        const dataDir = tempDir('pipeline');
         const first = createClickPipeline({ db, dataDir, enrich });
         expect(() => createClickPipeline({ db, dataDir, enrich })).toThrow(JournalBusy);
         await first.start();

@@ -1,7 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
+import type { ClickPipeline } from '../../src/tracking/click-pipeline';
 import type { ClickWriter } from '../../src/tracking/click-writer';
 import { newId } from '../../src/shared/ids';
 import type { ClickRecord } from '../../src/tracking/click.model';
@@ -19,6 +17,17 @@ export function makeClick(orgId: string, overrides: Partial<ClickRecord> = {}): 
     country: null, os_family: null, os_version: null, device_type: null, drop_reason: null, params: { utm_source: 'x' },
     ...overrides,
   };
+}
+
+/** Traffic that keeps arriving: `perRound` clicks of `orgId` every `everyMs` for `ms`. Resolves to how many. */
+export async function arrive(pipeline: ClickPipeline, orgId: string, { ms, perRound, everyMs }: { ms: number; perRound: number; everyMs: number }): Promise<number> {
+  let recorded = 0;
+  for (const until = performance.now() + ms; performance.now() < until; ) {
+    for (let i = 0; i < perRound; i++) pipeline.recordClick(makeClick(orgId));
+    recorded += perRound;
+    await Bun.sleep(everyMs);
+  }
+  return recorded;
 }
 
 export function makeImpression(orgId: string, overrides: Partial<ImpressionRecord> = {}): ImpressionRecord {
@@ -69,4 +78,3 @@ export function timedWriter(ms: number) {
 
 /** Enough of a Postgres Db for a pipeline whose writer is a stand-in: it picks the store's defaults. */
 export const fakePostgres = { kind: 'postgres' } as Db;
-export const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));

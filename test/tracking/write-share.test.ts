@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { createClickPipeline, type ClickPipeline } from '../../src/tracking/click-pipeline';
+import { createClickPipeline } from '../../src/tracking/click-pipeline';
 import { BASE_SHARE, BUSY_KNEE, BUSY_LOOP, threadLoopMeter, writeShare, type LoopMeter } from '../../src/tracking/write-share';
-import { fakePostgres, freshDir, makeClick, timedWriter } from './support';
+import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
+import { arrive, fakePostgres, makeClick, timedWriter } from './support';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
 const fraction = fc.double({ min: 0, max: 1, noNaN: true });
@@ -98,33 +100,21 @@ describe('the click pipeline beside a busy loop', () => {
   const busyLoop: LoopMeter = { sample: () => {}, busy: () => 1 };
   const LIMIT = 4000;
 
-  /** Records `perRound` clicks every 10 ms for `ms`; returns how many. */
-  const arrive = async (pipeline: ClickPipeline, ms: number, perRound: number) => {
-    let recorded = 0;
-    for (const until = performance.now() + ms; performance.now() < until; ) {
-      for (let i = 0; i < perRound; i++) pipeline.recordClick(makeClick(ORG));
-      recorded += perRound;
-      await Bun.sleep(10);
-    }
-    return recorded;
-  };
-
   test('writes nothing while the backlog is under the knee, writes once it passes, and writes the rest once traffic stops', async () => {
     const { writer, written } = timedWriter(5);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
     await pipeline.start();
     // 20 clicks every 10 ms for 600 ms: about 1,200, under the knee (3,000).
-    let recorded = await arrive(pipeline, 600, 20);
+    let recorded = await arrive(pipeline, ORG, { ms: 600, perRound: 20, everyMs: 10 });
     expect(recorded).toBeLessThan(LIMIT * BUSY_KNEE);
     expect(written.records).toBe(0);
     // Past the knee the batcher takes its share again.
-    recorded += await arrive(pipeline, 1200, 60);
+    recorded += await arrive(pipeline, ORG, { ms: 1200, perRound: 60, everyMs: 10 });
     expect(recorded).toBeGreaterThan(LIMIT * BUSY_KNEE);
     expect(written.records).toBeGreaterThan(0);
     expect(pipeline.pending()).toBeGreaterThan(0);
     // Quiet: everything is written without a flush.
-    const deadline = performance.now() + 3000;
-    while (pipeline.pending() > 0 && performance.now() < deadline) await Bun.sleep(20);
+    await eventually(() => pipeline.pending() === 0, { timeoutMs: 3000, everyMs: 20 });
     expect(written.records).toBe(recorded);
     await pipeline.stop();
   });
@@ -132,9 +122,9 @@ describe('the click pipeline beside a busy loop', () => {
   test('beside a loop that is not busy, the same traffic is written behind it as it comes', async () => {
     const { writer, written } = timedWriter(5);
     const idle: LoopMeter = { sample: () => {}, busy: () => 0 };
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: idle });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: idle });
     await pipeline.start();
-    await arrive(pipeline, 600, 20);
+    await arrive(pipeline, ORG, { ms: 600, perRound: 20, everyMs: 10 });
     expect(written.records).toBeGreaterThan(0);
     await pipeline.stop();
   });
@@ -142,17 +132,17 @@ describe('the click pipeline beside a busy loop', () => {
   test('a rest set at a tiny share ends soon after traffic stops (it does not run its full length)', async () => {
     const { writer, written } = timedWriter(50);
     const limit = 10_000;
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: limit, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: limit, loopMeter: busyLoop });
     await pipeline.start();
     // Past the knee by a batch (512) and a little: once a batch is written the share is about
     // 5e-4, so a 50 ms batch is followed by a rest of about a minute and a half.
     let recorded = limit * BUSY_KNEE + 540;
     for (let i = 0; i < recorded; i++) pipeline.recordClick(makeClick(ORG));
-    recorded += await arrive(pipeline, 300, 1); // traffic goes on a little: a batch is written, the long rest begins
+    recorded += await arrive(pipeline, ORG, { ms: 300, perRound: 1, everyMs: 10 }); // traffic goes on a little: a batch is written, the long rest begins
     expect(written.batches).toBe(1);
     expect(writeShare(pipeline.pending() / limit, 1)).toBeLessThan(1e-3);
     const stopped = performance.now();
-    while (pipeline.pending() > 0 && performance.now() - stopped < 5000) await Bun.sleep(20);
+    await eventually(() => pipeline.pending() === 0, { timeoutMs: 5000, everyMs: 20 });
     // Quiet after 200 ms, then about ten full-speed batches of 50 ms.
     expect(written.records).toBe(recorded);
     expect(performance.now() - stopped).toBeLessThan(3000);
@@ -161,13 +151,13 @@ describe('the click pipeline beside a busy loop', () => {
 
   test('flush() writes at once what waits beside a busy loop, and stop() writes everything', async () => {
     const { writer, written } = timedWriter(2);
-    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: freshDir(), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir: tempDir('pipeline'), writer }, { backlogLimit: LIMIT, loopMeter: busyLoop });
     await pipeline.start();
-    let recorded = await arrive(pipeline, 200, 20);
+    let recorded = await arrive(pipeline, ORG, { ms: 200, perRound: 20, everyMs: 10 });
     expect(written.records).toBe(0);
     // Traffic goes on while the flush runs: the flush is not held back by the busy loop.
     const flushing = pipeline.flush();
-    const more = arrive(pipeline, 200, 20);
+    const more = arrive(pipeline, ORG, { ms: 200, perRound: 20, everyMs: 10 });
     await flushing;
     expect(written.records).toBeGreaterThanOrEqual(recorded);
     recorded += await more;

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { cpSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRangeFile, RANGES_DIR, RangeFileError, readRangeFile, serializeRangeFile } from '../../../src/tracking/enrich/bot-ranges';
 import type { Crawler } from '../../../src/tracking/enrich/crawlers';
 import { refreshBotRanges } from '../../../src/tracking/enrich/refresh';
+import { tempDir } from '../../support/temp-dir';
 
 const doc = (...prefixes: unknown[]) => ({ creationTime: '2026-09-01T00:00:00.000000', prefixes });
 
@@ -80,7 +80,7 @@ describe('refreshing the ranges (local server standing in for the engines)', () 
   const json = (value: unknown) => () => Response.json(value);
 
   function setup(sources: string[]) {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-ranges-'));
+    const dir = tempDir('ranges');
     cpSync(join(RANGES_DIR, 'bingbot.json'), join(dir, 'bingbot.json'));
     const crawlers: Crawler[] = [{ engine: 'bing', claim: /bingbot/i, ranges: { file: 'bingbot.json', sources } }];
     return { dir, crawlers, read: () => readFileSync(join(dir, 'bingbot.json'), 'utf8') };
