@@ -1,10 +1,10 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPostgres } from '../support/db';
 import { startServer, type RunningServer } from '../support/server';
+import { tempDir } from '../support/temp-dir';
 
 /**
  * README's "From sign-up to the first tracked click", run with bash exactly as written against a
@@ -73,7 +73,7 @@ async function runBlock(block: string): Promise<Answered[]> {
       if (line.trim() !== '' && !line.startsWith('#')) command.push(line);
     }
   }
-  const home = mkdtempSync(join(tmpdir(), 'svc-quickstart-'));
+  const home = tempDir('quickstart');
   const proc = Bun.spawn(['bash', '-c', script.join('\n')], { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, stdout: 'pipe' });
   const printed = await new Response(proc.stdout).text();
   const code = await proc.exited;

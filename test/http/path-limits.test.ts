@@ -1,14 +1,12 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { rateLimitGroup, type RateLimiter } from '../../src/http/rate-limit';
 import { createServices } from '../../src/services';
 import { TEST_BASE_URL } from '../support/app';
 import { backends, onBeforeClose } from '../support/db';
+import { tempDir } from '../support/temp-dir';
 
 // PGlite boots and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);
@@ -38,7 +36,7 @@ function misspellings(path: string): string[] {
 async function recordingApp() {
   const db = await backends()[0]!.create();
   const config = loadConfig({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-path-limits-')),
+    DATA_DIR: tempDir('path-limits'),
     BASE_URL: TEST_BASE_URL,
     SESSION_SECRET: 'path-limits-test-session-secret-0123456789',
     RATE_LIMIT: 'on',
