@@ -1,6 +1,7 @@
 import type { Server } from 'bun';
 import { constantTimeEqual, randomToken } from '../auth/secrets';
-import { jsonResponse } from './http.plugin';
+import { HttpError, payloadTooLarge } from './errors';
+import { capStream, declaresTooLarge, httpErrorResponse, jsonResponse, MAX_BODY_BYTES, pathOf } from './http.plugin';
 import { SERVE_OPTIONS } from './serve-options';
 
 /**
@@ -74,21 +75,28 @@ export function startForwardReceiver(app: { fetch: Fetch }): ForwardReceiver {
  * The listener's side: its server's `fetch` for every request its own routes do not take. The
  * request goes on unchanged (method, Host and other headers, body, query) and its answer comes
  * back unchanged (status, headers, streamed body, redirects not followed, no decompression).
+ * The body limit is the main thread's (http.plugin.ts), applied here too so that no body is
+ * held whole: a declared length above it is refused unread, and any body is streamed through a
+ * counter that stops it, with the same 413, once it passes the limit.
  */
 export function forwardTo(target: ForwardTarget) {
   return async (request: Request, server: Server<undefined>): Promise<Response> => {
     const url = request.url;
     const path = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+    if (declaresTooLarge(request)) return httpErrorResponse(payloadTooLarge(), pathOf(url));
     const headers = new Headers(request.headers);
     headers.set(FORWARD_TOKEN_HEADER, target.token);
     headers.set(FORWARD_PEER_HEADER, server.requestIP(request)?.address ?? '');
-    // A body of declared length is sent as bytes, so the app sees the same Content-Length; a
-    // chunked one is streamed through and counted by the app as it reads it.
-    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.headers.has('content-length') ? await request.arrayBuffer() : request.body;
+    // A declared length goes on in the copied headers (fetch sends a stream of that length as
+    // such), so the app sees the same Content-Length; a chunked body stays chunked.
+    const body = request.method === 'GET' || request.method === 'HEAD' || request.body === null ? undefined : capStream(request.body, MAX_BODY_BYTES);
     try {
-      return await fetch(target.url + path, { method: request.method, headers, body, redirect: 'manual', decompress: false });
+      // The client's going away aborts the forwarded request, and with it the app's reading.
+      return await fetch(target.url + path, { method: request.method, headers, body, redirect: 'manual', decompress: false, signal: request.signal });
     } catch (error) {
-      console.error('tracking listener: forwarding to the main thread failed', error);
+      if (error instanceof HttpError) return httpErrorResponse(error, pathOf(url));
+      // A client that hung up mid-body is no failure of the main thread (and hears no answer).
+      if (!request.signal.aborted) console.error('tracking listener: forwarding to the main thread failed', error);
       return jsonResponse(503, { error: 'service unavailable' });
     }
   };

@@ -26,6 +26,12 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
  */
 export const SOCKET_BODY_BACKSTOP_BYTES = 16 * MAX_BODY_BYTES;
 
+/** A declared `Content-Length` above MAX_BODY_BYTES (or not a number): refused before a byte is read. */
+export function declaresTooLarge(request: Request): boolean {
+  const declared = request.headers.get('content-length');
+  return declared !== null && !(Number(declared) <= MAX_BODY_BYTES);
+}
+
 /** Browser-called paths (SDK, beacon) allow any origin; the server-to-server REST API sends no CORS headers. */
 export function isCorsPath(path: string): boolean {
   return path.startsWith('/api/sdk/') || path === '/api/protect/beacon';
@@ -72,16 +78,13 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
-const BODY_READERS = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'] as const;
-
 /**
- * Makes a chunked body fail with 413 once it passes `limit` bytes, whoever reads it. The
- * request object itself is kept (its readers are redirected to the counted stream) because
- * Bun ties the socket address, `server.requestIP(request)`, to that very object.
+ * `body` as it is read, counted: past `limit` bytes it fails with the 413 and the rest of the
+ * source is cancelled unread. A listener thread forwards bodies through it too (forwarding.ts).
  */
-function capBody(request: Request, limit: number): void {
+export function capStream(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   let seen = 0;
-  const capped = request.body!.pipeThrough(
+  return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
@@ -90,6 +93,22 @@ function capBody(request: Request, limit: number): void {
       },
     }),
   );
+}
+
+/** The answer to a refusal the HTTP rules raise (HttpError), CORS headers included on the browser-called paths. */
+export function httpErrorResponse(error: HttpError, path: string): Response {
+  return jsonResponse(error.status, error.body, { ...(isCorsPath(path) ? CORS_HEADERS : {}), ...error.headers });
+}
+
+const BODY_READERS = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'] as const;
+
+/**
+ * Makes a chunked body fail with 413 once it passes `limit` bytes, whoever reads it. The
+ * request object itself is kept (its readers are redirected to the counted stream) because
+ * Bun ties the socket address, `server.requestIP(request)`, to that very object.
+ */
+function capBody(request: Request, limit: number): void {
+  const capped = capStream(request.body!, limit);
   const counted = new Response(capped, { headers: { 'content-type': request.headers.get('content-type') ?? '' } });
   Object.defineProperty(request, 'body', { value: capped, configurable: true });
   for (const reader of BODY_READERS) {
@@ -122,9 +141,8 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
     // Destructured on purpose: a hook taking the whole context makes Elysia parse every body early.
     .onRequest(async ({ request, server, set, path: routed }: PreContext & { path?: string }) => {
       const path = routed ?? pathOf(request.url);
-      const declared = request.headers.get('content-length');
-      if (declared !== null && !(Number(declared) <= MAX_BODY_BYTES)) throw payloadTooLarge();
-      if (declared === null && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
+      if (declaresTooLarge(request)) throw payloadTooLarge();
+      if (!request.headers.has('content-length') && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...CORS_HEADERS } });
@@ -154,7 +172,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
       const cors = isCorsPath(path) ? CORS_HEADERS : {};
       // Elysia wraps what a body parser threw (e.g. the 413 of a capped chunked body) in its ParseError.
       const known = error instanceof HttpError ? error : (error as { cause?: unknown } | undefined)?.cause;
-      if (known instanceof HttpError) return jsonResponse(known.status, known.body, { ...cors, ...known.headers });
+      if (known instanceof HttpError) return httpErrorResponse(known, path);
       switch (code) {
         case 'VALIDATION':
           return jsonResponse(400, { error: validationBody(error, request, params as Record<string, string> | undefined) }, cors);
