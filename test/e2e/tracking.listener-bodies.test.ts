@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { SECURITY_HEADERS } from '../../src/http/http.plugin';
 import { upload, type RawAnswer } from '../support/raw-http';
-import { startServer, type RunningServer } from '../support/server';
+import { startServer, waitForOutput, type RunningServer } from '../support/server';
 import { e2eBackends } from './tracking-support';
 
 /**
@@ -21,12 +21,6 @@ const RSS_GROWTH_LIMIT = 100 * MB;
 function residentBytes(server: RunningServer): number {
   const status = readFileSync(`/proc/${server.proc.pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
-}
-
-async function waitForOutput(server: RunningServer, text: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!server.output().includes(text) && Date.now() < deadline) await Bun.sleep(20);
-  expect(server.output()).toContain(text);
 }
 
 const postgres = (await e2eBackends()).find((backend) => backend.name === 'postgres');
