@@ -1,6 +1,6 @@
 import { hmacSha256Hex } from '../auth/secrets';
+import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
-import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
 import { renderTemplate } from './postbacks.template';
 
 export interface SendOptions {
@@ -36,8 +36,8 @@ function retryAfterMs(header: string | null): number {
 }
 
 /**
- * One attempt at one delivery: render the URL, refuse non-public hosts, send without following
- * redirects, and say what to do next. `stop` aborts the attempt when the worker shuts down.
+ * One attempt at one delivery: render the URL, refuse non-public hosts, send to the checked
+ * address without following redirects, and say what to do next. `stop` aborts the attempt when the worker shuts down.
  */
 export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal): Promise<AttemptOutcome> {
   if (delivery.destinationDeleted) return { kind: 'cancelled', error: 'destination deleted' };
@@ -61,8 +61,6 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, stop]);
   try {
-    // Checked on every attempt, not only at creation: DNS answers can change.
-    await withSignal(assertPublicHost(url.hostname, options), signal);
     const headers: Record<string, string> = {
       'user-agent': options.userAgent,
       'x-svc-delivery': delivery.id,
@@ -74,7 +72,8 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
       headers['content-type'] = 'application/json';
       headers['x-svc-signature'] = hmacSha256Hex(delivery.secret, body);
     }
-    const response = await fetch(url, { method: delivery.method, headers, body, redirect: 'manual', signal });
+    // Checked on every attempt, not only at creation: DNS answers can change.
+    const response = await fetchPinned(url, { method: delivery.method, headers, body }, { allowPrivate: options.allowPrivate, lookup: options.lookup, signal });
     await response.body?.cancel().catch(() => {});
     const status = response.status;
     if (status >= 200 && status < 300) return { kind: 'delivered', statusCode: status };
@@ -83,29 +82,10 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     return { kind: 'failed', statusCode: status, error: `HTTP ${status}` };
   } catch (error) {
     if (stop.aborted) return { kind: 'released' };
-    if (error instanceof RefusedDestinationError) return { kind: 'failed', statusCode: null, error: `refused: ${error.message}` };
+    if (error instanceof UnsafeTargetError) return { kind: 'failed', statusCode: null, error: `refused: ${error.message}` };
     if (timeout.aborted) return retryOrFail(null, `timeout after ${options.timeoutMs} ms`);
     return retryOrFail(null, `network error: ${describe(error)}`);
   }
-}
-
-/** Lets the timeout bound the DNS lookup too, which fetch's signal does not cover. */
-function withSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function describe(error: unknown): string {

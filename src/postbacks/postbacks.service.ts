@@ -4,9 +4,9 @@ import { randomToken } from '../auth/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
+import { resolveTarget, UnsafeTargetError, type Lookup } from '../shared/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
 import { deleteDestination, insertDestination, listDeliveries, listDestinations } from './postbacks.repo';
-import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
 import { templateProblems } from './postbacks.template';
 
 export interface PostbacksDeps {
@@ -27,12 +27,13 @@ export async function createDestination(
 ): Promise<Destination & { secret: string }> {
   const problems = templateProblems(input.url);
   if (problems.length > 0) throw validationError({ url: problems });
-  const hostname = new URL(input.url.replace(/\{[^{}]*\}/g, 'x')).hostname;
-  try {
-    await assertPublicHost(hostname, { allowPrivate, lookup });
-  } catch (error) {
-    if (error instanceof RefusedDestinationError) throw fieldError('url', `refused: ${error.message}`);
-    throw fieldError('url', 'the host does not resolve');
+  if (!allowPrivate) {
+    try {
+      await resolveTarget(new URL(input.url.replace(/\{[^{}]*\}/g, 'x')), { allowPrivate, lookup });
+    } catch (error) {
+      if (error instanceof UnsafeTargetError) throw fieldError('url', `refused: ${error.message}`);
+      throw fieldError('url', 'the host does not resolve');
+    }
   }
   const secret = input.secret ?? randomToken(40);
   const row = await db.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import { hmacSha256Hex } from '../../src/auth/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';
 import { body, testApp } from '../support/app';
@@ -162,6 +162,45 @@ for (const backend of backends()) {
       const [log] = await drain(createPostbackWorker(db, { ...FAST, allowPrivate: false, lookup }), org.auth);
       expect(log).toMatchObject({ status: 'failed', attempts: 1 });
       expect(log.lastError).toContain('non-public address (10.0.0.7)');
+    });
+
+    test('a name is resolved once per attempt and the request goes to the address that was checked', async () => {
+      const org = await orgWithKey(db);
+      const checked = receiver(() => 200);
+      // Where the name would lead if it were resolved again: another loopback address, same port.
+      const rebound = receiver(() => 200, { hostname: '127.0.0.2', port: checked.port });
+      await destination(org.auth, { url: `http://rebind.test:${checked.port}/pb` });
+      await convert(org.auth, { click_id: 'pinned-click' });
+      const asked: string[] = [];
+      const lookup = async (host: string) => (asked.push(host) === 1 ? ['127.0.0.1'] : ['127.0.0.2']);
+      const [log] = await drain(createPostbackWorker(db, { ...FAST, lookup }), org.auth);
+      expect(log).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(asked).toEqual(['rebind.test']);
+      expect(checked.received).toHaveLength(1);
+      expect(checked.received[0]!.headers.get('host')).toBe(`rebind.test:${checked.port}`);
+      expect(rebound.received).toHaveLength(0);
+    });
+
+    test('a name that answers a public address, then loopback, is sent to the public address it was checked at', async () => {
+      const org = await orgWithKey(db);
+      await destination(org.auth, { url: 'https://ads.rebind.test/pb?c={click_id}' });
+      await convert(org.auth, { click_id: 'rebind-public' });
+      let lookups = 0;
+      const lookup = async () => (++lookups === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
+      const sent: { url: string; host: string | null; serverName: unknown }[] = [];
+      // No public server can run here: the transport is replaced to see where the request is aimed.
+      const transport = spyOn(globalThis, 'fetch').mockImplementation((async (input: string | URL | Request, init?: RequestInit & { tls?: { serverName?: string } }) => {
+        sent.push({ url: String(input), host: new Headers(init?.headers).get('host'), serverName: init?.tls?.serverName });
+        return new Response(null, { status: 204 });
+      }) as typeof fetch);
+      try {
+        const [log] = await drain(createPostbackWorker(db, { ...FAST, allowPrivate: false, lookup }), org.auth);
+        expect(log).toMatchObject({ status: 'delivered', attempts: 1 });
+      } finally {
+        transport.mockRestore();
+      }
+      expect(lookups).toBe(1);
+      expect(sent).toEqual([{ url: 'https://93.184.216.34/pb?c=rebind-public', host: 'ads.rebind.test', serverName: 'ads.rebind.test' }]);
     });
 
     test('event filters, repeats and deleted destinations', async () => {
