@@ -24,6 +24,10 @@ export function retryDelayMs(attempt: number, options: Pick<SendOptions, 'baseDe
   return exponential * (0.8 + 0.4 * (options.random ?? Math.random)());
 }
 
+/** What the delivery log says when no HTTP answer came back: the reason goes to the server log. */
+export const DESTINATION_REFUSED = 'destination refused';
+export const DELIVERY_FAILED = 'delivery failed';
+
 /** 408, 429 and 5xx may succeed later; any other status will not. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
@@ -82,9 +86,11 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     return { kind: 'failed', statusCode: status, error: `HTTP ${status}` };
   } catch (error) {
     if (stop.aborted) return { kind: 'released' };
-    if (error instanceof UnsafeTargetError) return { kind: 'failed', statusCode: null, error: `refused: ${error.message}` };
-    if (timeout.aborted) return retryOrFail(null, `timeout after ${options.timeoutMs} ms`);
-    return retryOrFail(null, `network error: ${describe(error)}`);
+    // How the name resolved and what the network answered is for the operator's log only.
+    const detail = error instanceof UnsafeTargetError ? `refused: ${error.message}` : timeout.aborted ? `timeout after ${options.timeoutMs} ms` : `network error: ${describe(error)}`;
+    console.warn(`postback delivery ${delivery.id} to ${url.host}: ${detail}`);
+    if (error instanceof UnsafeTargetError) return { kind: 'failed', statusCode: null, error: DESTINATION_REFUSED };
+    return retryOrFail(null, DELIVERY_FAILED);
   }
 }
 

@@ -3,11 +3,14 @@ import { recordAudit } from '../auth/audit';
 import { randomToken } from '../auth/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
+import { errorMessage } from '../shared/error-message';
 import { newId } from '../shared/ids';
-import { resolveTarget, UnsafeTargetError, type Lookup } from '../shared/safe-target';
+import { resolveTarget, type Lookup } from '../shared/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
 import { deleteDestination, insertDestination, listDeliveries, listDestinations } from './postbacks.repo';
 import { templateProblems } from './postbacks.template';
+
+const DESTINATION_REFUSED_AT_CREATION = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
 
 export interface PostbacksDeps {
   db: Db;
@@ -31,8 +34,9 @@ export async function createDestination(
     try {
       await resolveTarget(new URL(input.url.replace(/\{[^{}]*\}/g, 'x')), { allowPrivate, lookup });
     } catch (error) {
-      if (error instanceof UnsafeTargetError) throw fieldError('url', `refused: ${error.message}`);
-      throw fieldError('url', 'the host does not resolve');
+      // One answer whatever the reason: the caller must not learn how names resolve here.
+      console.warn(`postback destination refused for organization ${principal.orgId}: ${errorMessage(error)}`);
+      throw fieldError('url', DESTINATION_REFUSED_AT_CREATION);
     }
   }
   const secret = input.secret ?? randomToken(40);

@@ -1,8 +1,12 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
+import type { HttpError } from '../../src/http/errors';
+import { createDestination } from '../../src/postbacks/postbacks.service';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
+
+const REFUSED = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
 
 for (const backend of backends()) {
   describe(`postback destinations on ${backend.name}`, async () => {
@@ -84,8 +88,31 @@ for (const backend of backends()) {
       const org = await orgWithKey(db);
       const res = await create(org.auth, { url });
       expect(res.status).toBe(400);
-      expect((await body(res)).error.fieldErrors.url[0]).toContain('refused');
+      expect(await body(res)).toEqual({ error: { formErrors: [], fieldErrors: { url: [REFUSED] } } });
       expect((await db.query('SELECT 1 FROM postback_destinations WHERE org_id = $1', [org.orgId])).length).toBe(0);
+    });
+
+    test('a name resolving to a private address and a name that does not resolve get the same answer; the detail is logged', async () => {
+      const org = await orgWithKey(db);
+      const principal = { orgId: org.orgId, keyId: org.keyId };
+      const lookup = async (host: string) => {
+        if (host === 'internal.example') return ['10.0.0.7'];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      };
+      const warn = spyOn(console, 'warn').mockImplementation(() => {});
+      const answers: unknown[] = [];
+      try {
+        for (const url of ['https://internal.example/pb', 'https://nowhere.example/pb']) {
+          answers.push(await createDestination({ db, allowPrivate: false, lookup }, principal, { url }).catch((error: HttpError) => [error.status, error.body]));
+        }
+        expect(warn.mock.calls.map((call) => call.join(' ')).join('\n')).toContain('internal.example resolves to a non-public address (10.0.0.7)');
+      } finally {
+        warn.mockRestore();
+      }
+      expect(answers).toEqual([
+        [400, { error: { formErrors: [], fieldErrors: { url: [REFUSED] } } }],
+        [400, { error: { formErrors: [], fieldErrors: { url: [REFUSED] } } }],
+      ]);
     });
 
     test('POSTBACK_ALLOW_PRIVATE=1 lets the operator target private addresses', async () => {
