@@ -7,10 +7,14 @@ import { errorMessage } from '../shared/error-message';
 import { newId } from '../shared/ids';
 import { resolveTarget, type Lookup } from '../shared/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
-import { deleteDestination, insertDestination, listDeliveries, listDestinations } from './postbacks.repo';
+import { deleteDestination, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
 import { templateProblems } from './postbacks.template';
 
 const DESTINATION_REFUSED_AT_CREATION = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
+
+/** Live destinations per organization: bounds how many hosts one organization can have the service call. */
+export const MAX_DESTINATIONS_PER_ORG = 20;
+const CAP_REACHED = `an organization can have at most ${MAX_DESTINATIONS_PER_ORG} postback destinations; delete one to add another`;
 
 export interface PostbacksDeps {
   db: Db;
@@ -21,7 +25,8 @@ export interface PostbacksDeps {
 /**
  * Creates a destination after checking its template and its host: a host that is, or
  * resolves to, a loopback, private, link-local or metadata address is refused here (and
- * again on every delivery). The secret is generated when not given and returned only now.
+ * again on every delivery), as is a 21st live destination. The secret is generated when not
+ * given and returned only now.
  */
 export async function createDestination(
   { db, allowPrivate, lookup }: PostbacksDeps,
@@ -41,14 +46,12 @@ export async function createDestination(
   }
   const secret = input.secret ?? randomToken(40);
   const row = await db.transaction(async (tx) => {
-    const created = await insertDestination(tx, {
-      id: newId(),
-      orgId: principal.orgId,
-      url: input.url,
-      method: input.method ?? 'GET',
-      events: input.events ?? null,
-      secret,
-    });
+    const created = await insertDestinationWithinCap(
+      tx,
+      { id: newId(), orgId: principal.orgId, url: input.url, method: input.method ?? 'GET', events: input.events ?? null, secret },
+      MAX_DESTINATIONS_PER_ORG,
+    );
+    if (!created) throw validationError({}, [CAP_REACHED]);
     await recordAudit(tx, { orgId: principal.orgId, apiKeyId: principal.keyId }, {
       action: 'create',
       entity: 'postback_destination',
