@@ -142,8 +142,11 @@ export type AttemptOutcome =
   | { kind: 'retry'; statusCode: number | null; error: string; delayMs: number }
   | { kind: 'failed'; statusCode: number | null; error: string }
   | { kind: 'cancelled'; error: string }
-  /** The worker stopped mid-attempt: the attempt does not count and the row is due at once. */
-  | { kind: 'released' };
+  /**
+   * Not sent, or cut short by a stop: the attempt does not count and the row is due again after
+   * delayMs (0 after a stop; the host's next slot when its pace held it back).
+   */
+  | { kind: 'released'; delayMs: number };
 
 export async function recordOutcome(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
   switch (outcome.kind) {
@@ -172,9 +175,10 @@ export async function recordOutcome(db: Queryable, id: string, outcome: AttemptO
       return;
     case 'released':
       await db.query(
-        `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+        `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0),
+                next_attempt_at = now() + ($2::int * interval '1 millisecond'), updated_at = now()
           WHERE id = $1 AND status = 'pending'`,
-        [id],
+        [id, Math.round(outcome.delayMs)],
       );
       return;
   }

@@ -1,5 +1,6 @@
 import { hmacSha256Hex } from '../auth/secrets';
 import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
+import type { HostPacer } from './postbacks.pacer';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
 import { renderTemplate } from './postbacks.template';
 
@@ -40,10 +41,11 @@ function retryAfterMs(header: string | null): number {
 }
 
 /**
- * One attempt at one delivery: render the URL, refuse non-public hosts, send to the checked
- * address without following redirects, and say what to do next. `stop` aborts the attempt when the worker shuts down.
+ * One attempt at one delivery: render the URL, wait for the host's pace, refuse non-public
+ * hosts, send to the checked address without following redirects, and say what to do next.
+ * `stop` aborts the attempt when the worker shuts down.
  */
-export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal): Promise<AttemptOutcome> {
+export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal, pacer?: HostPacer): Promise<AttemptOutcome> {
   if (delivery.destinationDeleted) return { kind: 'cancelled', error: 'destination deleted' };
   if (!delivery.conversion) return { kind: 'cancelled', error: 'conversion not found' };
   const retryOrFail = (statusCode: number | null, error: string, minDelayMs = 0): AttemptOutcome => {
@@ -61,6 +63,8 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     return { kind: 'failed', statusCode: null, error: 'the rendered URL is not valid' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', statusCode: null, error: 'the rendered URL is not http(s)' };
+  const waitMs = pacer?.admit(url.hostname, delivery.id) ?? 0;
+  if (waitMs > 0) return { kind: 'released', delayMs: waitMs };
 
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, stop]);
@@ -85,7 +89,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     if (isRetryableStatus(status)) return retryOrFail(status, `HTTP ${status}`, status === 429 ? retryAfterMs(response.headers.get('retry-after')) : 0);
     return { kind: 'failed', statusCode: status, error: `HTTP ${status}` };
   } catch (error) {
-    if (stop.aborted) return { kind: 'released' };
+    if (stop.aborted) return { kind: 'released', delayMs: 0 };
     // How the name resolved and what the network answered is for the operator's log only.
     const detail = error instanceof UnsafeTargetError ? `refused: ${error.message}` : timeout.aborted ? `timeout after ${options.timeoutMs} ms` : `network error: ${describe(error)}`;
     console.warn(`postback delivery ${delivery.id} to ${url.host}: ${detail}`);

@@ -6,8 +6,6 @@ export interface Received {
   url: URL;
   headers: Headers;
   body: string;
-  /** When it arrived (Date.now()). */
-  at: number;
 }
 
 /**
@@ -22,7 +20,7 @@ export function receiver(answer: (n: number, request: Request) => number | 'hang
     port: at.port ?? 0,
     async fetch(request) {
       const n = received.length;
-      received.push({ method: request.method, url: new URL(request.url), headers: request.headers, body: await request.text(), at: Date.now() });
+      received.push({ method: request.method, url: new URL(request.url), headers: request.headers, body: await request.text() });
       const reply = answer(n, request);
       if (reply === 'hang') return new Promise<Response>(() => {});
       if (reply instanceof Response) return reply;
