@@ -45,11 +45,9 @@ function canonicalAddress(address: string): string | null {
 }
 
 /**
- * Only globally routable unicast addresses are allowed. ipaddr.js names every special range
- * (loopback, private, link-local incl. 169.254.169.254, unique-local incl. fd00:ec2::254,
- * carrier-grade NAT incl. 100.100.100.200, unspecified, multicast, reserved ...) and calls the
- * rest 'unicast'. IPv4-mapped IPv6 is judged as its IPv4 address; NAT64, 6to4 and Teredo by
- * the IPv4 addresses they embed; IPv4-compatible ::/96 is refused outright.
+ * Globally routable unicast only: ipaddr.js names every special range (loopback, private, metadata,
+ * CGNAT, reserved ...) and calls the rest unicast. IPv4-mapped IPv6 is judged as its IPv4 address;
+ * NAT64, 6to4 and Teredo by the IPv4 addresses they embed; IPv4-compatible ::/96 is refused.
  */
 export function isPublicAddress(address: string): boolean {
   const canonical = canonicalAddress(address);
@@ -121,7 +119,7 @@ export async function resolveTarget(url: URL, { allowPrivate, lookup = systemLoo
 }
 
 /** The URL rewritten to the resolved address, with what the request needs to still name the host. */
-export function pinnedRequest(url: URL, address: string): { url: string; host: string; serverName: string | undefined } {
+function pinnedRequest(url: URL, address: string): { url: string; host: string; serverName: string | undefined } {
   const pinned = new URL(url.toString());
   pinned.hostname = ipaddr.parse(address).kind() === 'ipv6' ? `[${address}]` : address;
   const host = bareHost(url);
