@@ -27,6 +27,8 @@ const Environment = T.Object({
   TRUSTED_PROXIES: T.Optional(T.String({ minLength: 1, description: 'comma-separated CIDRs' })),
   RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
+  POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
+  POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
@@ -56,6 +58,9 @@ export interface Config {
   trustedProxies: TrustedNetwork[] | undefined;
   rateLimit: boolean;
   postbackAllowPrivate: boolean;
+  /** POSTBACK_HOST_RATE and POSTBACK_HOST_BURST: each node's token bucket per postback destination host. */
+  postbackHostRate: number;
+  postbackHostBurst: number;
   mirrorIntervalMs: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
   clickBacklog: number | undefined;
@@ -139,6 +144,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: trustedProxies(e.TRUSTED_PROXIES, trustProxy),
     rateLimit: e.RATE_LIMIT === undefined || isOn(e.RATE_LIMIT),
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
+    postbackHostRate: e.POSTBACK_HOST_RATE ? Number(e.POSTBACK_HOST_RATE) : 10,
+    postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),

@@ -81,7 +81,13 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     options.mirrorPath,
     () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0 || writeBurst.busy(),
   );
-  const postbackWorker = createPostbackWorker(db, { ...DEFAULT_WORKER_OPTIONS, allowPrivate: config.postbackAllowPrivate, userAgent: `svc-postback/${config.version}` });
+  const postbackWorker = createPostbackWorker(db, {
+    ...DEFAULT_WORKER_OPTIONS,
+    allowPrivate: config.postbackAllowPrivate,
+    userAgent: `svc-postback/${config.version}`,
+    hostRatePerSecond: config.postbackHostRate,
+    hostBurst: config.postbackHostBurst,
+  });
   postbackWorker.start();
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
   lateMatcher.start();

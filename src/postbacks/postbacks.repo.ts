@@ -3,16 +3,26 @@ import type { ConversionPayload, DeliveryRow, DeliveryStatus, DestinationRow } f
 
 const DESTINATION_COLUMNS = 'id, org_id, url, method, events, secret, created_at';
 
-export async function insertDestination(
+/**
+ * Inserts a destination unless the organization already has `cap` live ones (null then). The
+ * organization's row is locked first, so concurrent creates count one after another; NO KEY
+ * UPDATE leaves inserts that only reference the organization (clicks, conversions) unblocked.
+ */
+export async function insertDestinationWithinCap(
   tx: Queryable,
   d: { id: string; orgId: string; url: string; method: 'GET' | 'POST'; events: string[] | null; secret: string },
-): Promise<DestinationRow> {
+  cap: number,
+): Promise<DestinationRow | null> {
+  await tx.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [d.orgId]);
+  // A statement of its own: it reads the table after the lock is held, concurrent inserts included.
   const rows = await tx.query<DestinationRow>(
     `INSERT INTO postback_destinations (id, org_id, url, method, events, secret)
-     VALUES ($1, $2, $3, $4, $5::text::jsonb, $6) RETURNING ${DESTINATION_COLUMNS}`,
-    [d.id, d.orgId, d.url, d.method, d.events === null ? null : JSON.stringify(d.events), d.secret],
+     SELECT $1, $2, $3, $4, $5::text::jsonb, $6
+      WHERE (SELECT count(*) FROM postback_destinations WHERE org_id = $2 AND deleted_at IS NULL) < $7
+     RETURNING ${DESTINATION_COLUMNS}`,
+    [d.id, d.orgId, d.url, d.method, d.events === null ? null : JSON.stringify(d.events), d.secret, cap],
   );
-  return rows[0]!;
+  return rows[0] ?? null;
 }
 
 export function listDestinations(db: Queryable, orgId: string): Promise<DestinationRow[]> {
@@ -132,8 +142,11 @@ export type AttemptOutcome =
   | { kind: 'retry'; statusCode: number | null; error: string; delayMs: number }
   | { kind: 'failed'; statusCode: number | null; error: string }
   | { kind: 'cancelled'; error: string }
-  /** The worker stopped mid-attempt: the attempt does not count and the row is due at once. */
-  | { kind: 'released' };
+  /**
+   * Not sent, or cut short by a stop: the attempt does not count and the row is due again after
+   * delayMs (0 after a stop; the host's next slot when its pace held it back).
+   */
+  | { kind: 'released'; delayMs: number };
 
 export async function recordOutcome(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
   switch (outcome.kind) {
@@ -162,9 +175,10 @@ export async function recordOutcome(db: Queryable, id: string, outcome: AttemptO
       return;
     case 'released':
       await db.query(
-        `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+        `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0),
+                next_attempt_at = now() + ($2::int * interval '1 millisecond'), updated_at = now()
           WHERE id = $1 AND status = 'pending'`,
-        [id],
+        [id, Math.round(outcome.delayMs)],
       );
       return;
   }

@@ -1,6 +1,7 @@
 import { hmacSha256Hex } from '../auth/secrets';
+import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
+import type { HostPacer } from './postbacks.pacer';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
-import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
 import { renderTemplate } from './postbacks.template';
 
 export interface SendOptions {
@@ -24,6 +25,10 @@ export function retryDelayMs(attempt: number, options: Pick<SendOptions, 'baseDe
   return exponential * (0.8 + 0.4 * (options.random ?? Math.random)());
 }
 
+/** What the delivery log says when no HTTP answer came back: the reason goes to the server log. */
+export const DESTINATION_REFUSED = 'destination refused';
+export const DELIVERY_FAILED = 'delivery failed';
+
 /** 408, 429 and 5xx may succeed later; any other status will not. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
@@ -36,10 +41,11 @@ function retryAfterMs(header: string | null): number {
 }
 
 /**
- * One attempt at one delivery: render the URL, refuse non-public hosts, send without following
- * redirects, and say what to do next. `stop` aborts the attempt when the worker shuts down.
+ * One attempt at one delivery: render the URL, wait for the host's pace, refuse non-public
+ * hosts, send to the checked address without following redirects, and say what to do next.
+ * `stop` aborts the attempt when the worker shuts down.
  */
-export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal): Promise<AttemptOutcome> {
+export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOptions, stop: AbortSignal, pacer?: HostPacer): Promise<AttemptOutcome> {
   if (delivery.destinationDeleted) return { kind: 'cancelled', error: 'destination deleted' };
   if (!delivery.conversion) return { kind: 'cancelled', error: 'conversion not found' };
   const retryOrFail = (statusCode: number | null, error: string, minDelayMs = 0): AttemptOutcome => {
@@ -57,12 +63,12 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     return { kind: 'failed', statusCode: null, error: 'the rendered URL is not valid' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', statusCode: null, error: 'the rendered URL is not http(s)' };
+  const waitMs = pacer?.admit(url.hostname, delivery.id) ?? 0;
+  if (waitMs > 0) return { kind: 'released', delayMs: waitMs };
 
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([timeout, stop]);
   try {
-    // Checked on every attempt, not only at creation: DNS answers can change.
-    await withSignal(assertPublicHost(url.hostname, options), signal);
     const headers: Record<string, string> = {
       'user-agent': options.userAgent,
       'x-svc-delivery': delivery.id,
@@ -74,7 +80,8 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
       headers['content-type'] = 'application/json';
       headers['x-svc-signature'] = hmacSha256Hex(delivery.secret, body);
     }
-    const response = await fetch(url, { method: delivery.method, headers, body, redirect: 'manual', signal });
+    // Checked on every attempt, not only at creation: DNS answers can change.
+    const response = await fetchPinned(url, { method: delivery.method, headers, body }, { allowPrivate: options.allowPrivate, lookup: options.lookup, signal });
     await response.body?.cancel().catch(() => {});
     const status = response.status;
     if (status >= 200 && status < 300) return { kind: 'delivered', statusCode: status };
@@ -82,30 +89,13 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: SendOp
     if (isRetryableStatus(status)) return retryOrFail(status, `HTTP ${status}`, status === 429 ? retryAfterMs(response.headers.get('retry-after')) : 0);
     return { kind: 'failed', statusCode: status, error: `HTTP ${status}` };
   } catch (error) {
-    if (stop.aborted) return { kind: 'released' };
-    if (error instanceof RefusedDestinationError) return { kind: 'failed', statusCode: null, error: `refused: ${error.message}` };
-    if (timeout.aborted) return retryOrFail(null, `timeout after ${options.timeoutMs} ms`);
-    return retryOrFail(null, `network error: ${describe(error)}`);
+    if (stop.aborted) return { kind: 'released', delayMs: 0 };
+    // How the name resolved and what the network answered is for the operator's log only.
+    const detail = error instanceof UnsafeTargetError ? `refused: ${error.message}` : timeout.aborted ? `timeout after ${options.timeoutMs} ms` : `network error: ${describe(error)}`;
+    console.warn(`postback delivery ${delivery.id} to ${url.host}: ${detail}`);
+    if (error instanceof UnsafeTargetError) return { kind: 'failed', statusCode: null, error: DESTINATION_REFUSED };
+    return retryOrFail(null, DELIVERY_FAILED);
   }
-}
-
-/** Lets the timeout bound the DNS lookup too, which fetch's signal does not cover. */
-function withSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function describe(error: unknown): string {

@@ -3,11 +3,18 @@ import { recordAudit } from '../auth/audit';
 import { randomToken } from '../auth/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
+import { errorMessage } from '../shared/error-message';
 import { newId } from '../shared/ids';
+import { resolveTarget, type Lookup } from '../shared/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
-import { deleteDestination, insertDestination, listDeliveries, listDestinations } from './postbacks.repo';
-import { assertPublicHost, RefusedDestinationError, type Lookup } from './postbacks.ssrf';
+import { deleteDestination, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
 import { templateProblems } from './postbacks.template';
+
+const DESTINATION_REFUSED_AT_CREATION = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
+
+/** Live destinations per organization: bounds how many hosts one organization can have the service call. */
+export const MAX_DESTINATIONS_PER_ORG = 20;
+const CAP_REACHED = `an organization can have at most ${MAX_DESTINATIONS_PER_ORG} postback destinations; delete one to add another`;
 
 export interface PostbacksDeps {
   db: Db;
@@ -18,7 +25,8 @@ export interface PostbacksDeps {
 /**
  * Creates a destination after checking its template and its host: a host that is, or
  * resolves to, a loopback, private, link-local or metadata address is refused here (and
- * again on every delivery). The secret is generated when not given and returned only now.
+ * again on every delivery), as is a 21st live destination. The secret is generated when not
+ * given and returned only now.
  */
 export async function createDestination(
   { db, allowPrivate, lookup }: PostbacksDeps,
@@ -27,23 +35,23 @@ export async function createDestination(
 ): Promise<Destination & { secret: string }> {
   const problems = templateProblems(input.url);
   if (problems.length > 0) throw validationError({ url: problems });
-  const hostname = new URL(input.url.replace(/\{[^{}]*\}/g, 'x')).hostname;
-  try {
-    await assertPublicHost(hostname, { allowPrivate, lookup });
-  } catch (error) {
-    if (error instanceof RefusedDestinationError) throw fieldError('url', `refused: ${error.message}`);
-    throw fieldError('url', 'the host does not resolve');
+  if (!allowPrivate) {
+    try {
+      await resolveTarget(new URL(input.url.replace(/\{[^{}]*\}/g, 'x')), { allowPrivate, lookup });
+    } catch (error) {
+      // One answer whatever the reason: the caller must not learn how names resolve here.
+      console.warn(`postback destination refused for organization ${principal.orgId}: ${errorMessage(error)}`);
+      throw fieldError('url', DESTINATION_REFUSED_AT_CREATION);
+    }
   }
   const secret = input.secret ?? randomToken(40);
   const row = await db.transaction(async (tx) => {
-    const created = await insertDestination(tx, {
-      id: newId(),
-      orgId: principal.orgId,
-      url: input.url,
-      method: input.method ?? 'GET',
-      events: input.events ?? null,
-      secret,
-    });
+    const created = await insertDestinationWithinCap(
+      tx,
+      { id: newId(), orgId: principal.orgId, url: input.url, method: input.method ?? 'GET', events: input.events ?? null, secret },
+      MAX_DESTINATIONS_PER_ORG,
+    );
+    if (!created) throw validationError({}, [CAP_REACHED]);
     await recordAudit(tx, { orgId: principal.orgId, apiKeyId: principal.keyId }, {
       action: 'create',
       entity: 'postback_destination',

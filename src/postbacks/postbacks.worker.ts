@@ -1,4 +1,5 @@
 import type { Db } from '../db/db';
+import { createHostPacer } from './postbacks.pacer';
 import { claimDueDeliveries, recordOutcome } from './postbacks.repo';
 import { attemptDelivery, type SendOptions } from './postbacks.sender';
 
@@ -10,10 +11,14 @@ export interface PostbackWorkerOptions extends SendOptions {
   leaseMs: number;
   /** How long stop() lets in-flight attempts finish before cutting them short. */
   stopGraceMs?: number;
+  /** Sends per second to one destination host from this node (POSTBACK_HOST_RATE). */
+  hostRatePerSecond: number;
+  /** Sends one host may get at once before the rate applies (POSTBACK_HOST_BURST). */
+  hostBurst: number;
 }
 
 /** About four hours of retries: 2 s, 4 s, 8 s ... capped at an hour, 15 attempts in all. */
-export const DEFAULT_WORKER_OPTIONS: Omit<PostbackWorkerOptions, 'allowPrivate' | 'userAgent'> = {
+export const DEFAULT_WORKER_OPTIONS: Omit<PostbackWorkerOptions, 'allowPrivate' | 'userAgent' | 'hostRatePerSecond' | 'hostBurst'> = {
   pollMs: 1000,
   batchSize: 20,
   timeoutMs: 10_000,
@@ -25,7 +30,8 @@ export const DEFAULT_WORKER_OPTIONS: Omit<PostbackWorkerOptions, 'allowPrivate' 
 
 /**
  * Sends queued postbacks. The outbox lives in the database, so stopping (or crashing) loses
- * nothing: unsent rows stay pending, and an attempt cut short by stop() does not count.
+ * nothing: unsent rows stay pending, and an attempt cut short by stop() does not count. A
+ * delivery its host's pace holds back waits in the outbox the same way, uncounted.
  */
 export interface PostbackWorker {
   start(): void;
@@ -43,13 +49,17 @@ export function createPostbackWorker(db: Db, options: PostbackWorkerOptions): Po
   let woken = false;
   let interruptIdle: (() => void) | undefined;
   let lastErrorLogged = 0;
+  const pacer = createHostPacer({ ratePerSecond: options.hostRatePerSecond, burst: options.hostBurst });
+  /** When the earliest delivery the pacer held back is due: the loop looks then, not a poll later. */
+  let pacedUntil = Infinity;
 
   const runOnce = async () => {
     if (closing) return 0;
     const claimed = await claimDueDeliveries(db, options.batchSize, options.leaseMs);
     await Promise.all(
       claimed.map(async (delivery) => {
-        const outcome = await attemptDelivery(delivery, options, stopping.signal);
+        const outcome = await attemptDelivery(delivery, options, stopping.signal, pacer);
+        if (outcome.kind === 'released' && outcome.delayMs > 0) pacedUntil = Math.min(pacedUntil, Date.now() + outcome.delayMs);
         await recordOutcome(db, delivery.id, outcome);
       }),
     );
@@ -81,7 +91,11 @@ export function createPostbackWorker(db: Db, options: PostbackWorkerOptions): Po
           console.error('postback worker:', error instanceof Error ? error.message : error);
         }
       }
-      if (claimed < options.batchSize) await idle(options.pollMs);
+      if (claimed < options.batchSize) {
+        const untilPaced = pacedUntil - Date.now();
+        pacedUntil = Infinity;
+        await idle(Math.max(0, Math.min(options.pollMs, untilPaced)));
+      }
     }
   };
 

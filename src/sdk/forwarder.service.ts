@@ -3,7 +3,7 @@ import type { Queryable } from '../db/db';
 import { recordAudit } from '../auth/audit';
 import { fieldError, notFound } from '../http/errors';
 import { appInOrg, findForwarder, upsertForwarder, type ForwarderRow } from './forwarder.repo';
-import { assertAcceptableUrl, pinnedRequest, resolveTarget, systemLookup, UnsafeTargetError, type Lookup } from './safe-target';
+import { assertAcceptableUrl, fetchPinned, systemLookup, UnsafeTargetError, type Lookup } from '../shared/safe-target';
 
 /** One install for an ad platform's app-conversion API. Held in memory for the send only. */
 export interface ForwardJob {
@@ -47,16 +47,11 @@ export function createInstallForwarder(options: ForwarderOptions): InstallForwar
   let stopping = false;
 
   async function attempt(target: ForwarderRow, url: URL, body: string): Promise<'done' | 'retry'> {
-    const address = await resolveTarget(url, config.postbackAllowPrivate, lookup);
-    const pinned = pinnedRequest(url, address);
-    const response = await fetch(pinned.url, {
-      method: 'POST',
-      headers: { ...target.headers, 'content-type': 'application/json', host: pinned.host },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-      tls: { serverName: pinned.serverName },
-    });
+    const response = await fetchPinned(
+      url,
+      { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body },
+      { allowPrivate: config.postbackAllowPrivate, lookup, signal: AbortSignal.timeout(timeoutMs) },
+    );
     await response.body?.cancel();
     if (response.ok) return 'done';
     if (RETRYABLE(response.status)) return 'retry';

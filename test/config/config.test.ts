@@ -127,6 +127,13 @@ describe('loadConfig: happy', () => {
     expect(on('0')).toBe(false);
   });
 
+  test('postbacks are paced at 10 a second per host with a burst of 20 unless configured', () => {
+    const defaults = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET });
+    expect([defaults.postbackHostRate, defaults.postbackHostBurst]).toEqual([10, 20]);
+    const set = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, POSTBACK_HOST_RATE: '50', POSTBACK_HOST_BURST: '5' });
+    expect([set.postbackHostRate, set.postbackHostBurst]).toEqual([50, 5]);
+  });
+
   test('any port from 1 to 65535 is accepted (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
@@ -161,6 +168,11 @@ describe('loadConfig: a bad value names its variable', () => {
     ['CLICK_BACKLOG', '-5'],
     ['CLICK_BACKLOG', '1e6'],
     ['CLICK_BACKLOG', '1000000000'],
+    ['POSTBACK_HOST_RATE', '0'],
+    ['POSTBACK_HOST_RATE', '2.5'],
+    ['POSTBACK_HOST_RATE', '100000'],
+    ['POSTBACK_HOST_BURST', '0'],
+    ['POSTBACK_HOST_BURST', 'many'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {

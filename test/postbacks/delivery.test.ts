@@ -1,5 +1,5 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import { hmacSha256Hex } from '../../src/auth/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';
 import { body, testApp } from '../support/app';
@@ -20,6 +20,8 @@ const FAST: PostbackWorkerOptions = {
   baseDelayMs: 30,
   maxDelayMs: 200,
   stopGraceMs: 50,
+  hostRatePerSecond: 10,
+  hostBurst: 20,
 };
 
 for (const backend of backends()) {
@@ -38,6 +40,16 @@ for (const backend of backends()) {
       const res = await t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
       expect(res.status).toBe(201);
       return body(res);
+    };
+    /** Runs `work` and returns its result with what it wrote to the server log (console.warn). */
+    const logged = async <T>(work: () => Promise<T>): Promise<[T, string]> => {
+      const warn = spyOn(console, 'warn').mockImplementation(() => {});
+      try {
+        const result = await work();
+        return [result, warn.mock.calls.map((call) => call.join(' ')).join('\n')];
+      } finally {
+        warn.mockRestore();
+      }
     };
     const deliveries = async (auth: Record<string, string>, query = '') => (await body(await t.request(`/api/v1/postback-deliveries${query}`, { headers: auth }))).data;
     /** Runs the worker until the organization has no pending delivery; returns the log. */
@@ -115,11 +127,12 @@ for (const backend of backends()) {
       await destination(org.auth, { url: `${server.url}/slow` });
       await convert(org.auth, { click_id: 'hang-click' });
       const worker = createPostbackWorker(db, { ...FAST, timeoutMs: 300, maxAttempts: 2 });
-      await worker.runOnce();
+      const [, log] = await logged(() => worker.runOnce());
+      expect(log).toContain('timeout after 300 ms');
       const [first] = await deliveries(org.auth);
-      expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'timeout after 300 ms' });
-      const [last] = await drain(worker, org.auth);
-      expect(last).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 attempts: timeout after 300 ms' });
+      expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'delivery failed' });
+      const [[last]] = await logged(() => drain(worker, org.auth));
+      expect(last).toMatchObject({ status: 'failed', attempts: 2, lastError: 'gave up after 2 attempts: delivery failed' });
       expect(server.received).toHaveLength(2);
     });
 
@@ -147,10 +160,10 @@ for (const backend of backends()) {
       // Created while the operator allowed private targets (or before DNS changed).
       await destination(org.auth, { url: `${server.url}/internal` });
       await convert(org.auth, { click_id: 'ssrf-click' });
-      const [log] = await drain(createPostbackWorker(db, { ...FAST, allowPrivate: false }), org.auth);
-      expect(log.status).toBe('failed');
-      expect(log.attempts).toBe(1);
-      expect(log.lastError).toContain('refused: 127.0.0.1');
+      const [[log], serverLog] = await logged(() => drain(createPostbackWorker(db, { ...FAST, allowPrivate: false }), org.auth));
+      expect(log).toMatchObject({ status: 'failed', attempts: 1, lastError: 'destination refused' });
+      // The detail is for the operator: the organization's API does not learn how names resolve.
+      expect(serverLog).toContain('non-public address (127.0.0.1)');
       expect(server.received).toHaveLength(0);
     });
 
@@ -160,9 +173,104 @@ for (const backend of backends()) {
       await destination(org.auth, { url: `${server.url.replace('127.0.0.1', 'rebinding.example')}/pb` });
       await convert(org.auth, { click_id: 'rebind-click' });
       const lookup = async () => ['10.0.0.7'];
-      const [log] = await drain(createPostbackWorker(db, { ...FAST, allowPrivate: false, lookup }), org.auth);
-      expect(log).toMatchObject({ status: 'failed', attempts: 1 });
-      expect(log.lastError).toContain('non-public address (10.0.0.7)');
+      const [[log], serverLog] = await logged(() => drain(createPostbackWorker(db, { ...FAST, allowPrivate: false, lookup }), org.auth));
+      expect(log).toMatchObject({ status: 'failed', attempts: 1, lastError: 'destination refused' });
+      expect(JSON.stringify(await deliveries(org.auth))).not.toContain('10.0.0.7');
+      expect(serverLog).toContain('rebinding.example resolves to a non-public address (10.0.0.7)');
+    });
+
+    test('what the network answered stays in the server log; the delivery log says only that it failed', async () => {
+      const org = await orgWithKey(db);
+      const closed = receiver(() => 200);
+      await closed.stop();
+      await destination(org.auth, { url: `${closed.url}/gone` });
+      await convert(org.auth, { click_id: 'closed-click' });
+      const [[log], serverLog] = await logged(() => drain(createPostbackWorker(db, { ...FAST, maxAttempts: 2 }), org.auth));
+      expect(log).toMatchObject({ status: 'failed', attempts: 2, lastStatusCode: null, lastError: 'gave up after 2 attempts: delivery failed' });
+      expect(serverLog).toContain('ECONNREFUSED');
+      expect(serverLog).toContain(`postback delivery ${log.id} to 127.0.0.1:${closed.port}`);
+    });
+
+    test('a name is resolved once per attempt and the request goes to the address that was checked', async () => {
+      const org = await orgWithKey(db);
+      const checked = receiver(() => 200);
+      // Where the name would lead if it were resolved again: another loopback address, same port.
+      const rebound = receiver(() => 200, { hostname: '127.0.0.2', port: checked.port });
+      await destination(org.auth, { url: `http://rebind.test:${checked.port}/pb` });
+      await convert(org.auth, { click_id: 'pinned-click' });
+      const asked: string[] = [];
+      const lookup = async (host: string) => (asked.push(host) === 1 ? ['127.0.0.1'] : ['127.0.0.2']);
+      const [log] = await drain(createPostbackWorker(db, { ...FAST, lookup }), org.auth);
+      expect(log).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(asked).toEqual(['rebind.test']);
+      expect(checked.received).toHaveLength(1);
+      expect(checked.received[0]!.headers.get('host')).toBe(`rebind.test:${checked.port}`);
+      expect(rebound.received).toHaveLength(0);
+    });
+
+    test('a name that answers a public address, then loopback, is sent to the public address it was checked at', async () => {
+      const org = await orgWithKey(db);
+      await destination(org.auth, { url: 'https://ads.rebind.test/pb?c={click_id}' });
+      await convert(org.auth, { click_id: 'rebind-public' });
+      let lookups = 0;
+      const lookup = async () => (++lookups === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
+      const sent: { url: string; host: string | null; serverName: unknown }[] = [];
+      // No public server can run here: the transport is replaced to see where the request is aimed.
+      const transport = spyOn(globalThis, 'fetch').mockImplementation((async (input: string | URL | Request, init?: RequestInit & { tls?: { serverName?: string } }) => {
+        sent.push({ url: String(input), host: new Headers(init?.headers).get('host'), serverName: init?.tls?.serverName });
+        return new Response(null, { status: 204 });
+      }) as typeof fetch);
+      try {
+        const [log] = await drain(createPostbackWorker(db, { ...FAST, allowPrivate: false, lookup }), org.auth);
+        expect(log).toMatchObject({ status: 'delivered', attempts: 1 });
+      } finally {
+        transport.mockRestore();
+      }
+      expect(lookups).toBe(1);
+      expect(sent).toEqual([{ url: 'https://93.184.216.34/pb?c=rebind-public', host: 'ads.rebind.test', serverName: 'ads.rebind.test' }]);
+    });
+
+    test('a burst to one host is paced by its bucket and all of it delivered; another host is not held up', async () => {
+      const org = await orgWithKey(db);
+      const busy = receiver(() => 200);
+      const other = receiver(() => 200, { hostname: '127.0.0.2' });
+      await destination(org.auth, { url: `${busy.url}/bulk`, events: ['bulk'] });
+      await destination(org.auth, { url: `${other.url}/other`, events: ['other'] });
+      for (let n = 0; n < 25; n += 1) await convert(org.auth, { click_id: `bulk-${n}`, event: 'bulk' });
+      for (let n = 0; n < 3; n += 1) await convert(org.auth, { click_id: `other-${n}`, event: 'other' });
+      const rate = 10;
+      const burst = 5;
+      // When each request is handed to the network, per address: arrivals would add the event
+      // loop's stalls (PGlite runs on it) to what is measured.
+      const sentAt: Record<string, number[]> = {};
+      const network = globalThis.fetch;
+      const transport = spyOn(globalThis, 'fetch').mockImplementation(((input: string | URL | Request, init?: RequestInit) => {
+        (sentAt[new URL(String(input)).hostname] ??= []).push(performance.now());
+        return network(input, init);
+      }) as typeof fetch);
+      const worker = createPostbackWorker(db, { ...FAST, hostRatePerSecond: rate, hostBurst: burst });
+      worker.start();
+      try {
+        await eventually(async () => (busy.received.length === 25 && other.received.length === 3 ? true : undefined));
+      } finally {
+        await worker.stop();
+        transport.mockRestore();
+      }
+      // Waiting for a token is not an attempt: every delivery went out once, none was dropped.
+      const log = await deliveries(org.auth);
+      expect(log).toHaveLength(28);
+      expect(log.filter((d: { status: string; attempts: number }) => d.status === 'delivered' && d.attempts === 1)).toHaveLength(28);
+      // Any k sends to one host span at least (k - burst) / rate seconds (50 ms for timers).
+      const at = sentAt['127.0.0.1']!;
+      expect(at).toHaveLength(25);
+      for (let i = 0; i < at.length; i += 1) {
+        for (let j = i + burst; j < at.length; j += 1) expect(at[j]! - at[i]!).toBeGreaterThanOrEqual(((j - i + 1 - burst) * 1000) / rate - 50);
+      }
+      // The other host has a bucket of its own: its three went out together, not paced behind the
+      // busy host's backlog.
+      const otherAt = sentAt['127.0.0.2']!;
+      expect(Math.max(...otherAt) - Math.min(...otherAt)).toBeLessThan(1000 / rate);
+      expect(Math.max(...otherAt)).toBeLessThan(at[at.length - 1]!);
     });
 
     test('event filters, repeats and deleted destinations', async () => {

@@ -1,8 +1,14 @@
 import '../support/slow-suite';
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
+import type { HttpError } from '../../src/http/errors';
+import { createDestination } from '../../src/postbacks/postbacks.service';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
+
+const REFUSED = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
+
+const CAP_REACHED = 'an organization can have at most 20 postback destinations; delete one to add another';
 
 for (const backend of backends()) {
   describe(`postback destinations on ${backend.name}`, async () => {
@@ -84,8 +90,60 @@ for (const backend of backends()) {
       const org = await orgWithKey(db);
       const res = await create(org.auth, { url });
       expect(res.status).toBe(400);
-      expect((await body(res)).error.fieldErrors.url[0]).toContain('refused');
+      expect(await body(res)).toEqual({ error: { formErrors: [], fieldErrors: { url: [REFUSED] } } });
       expect((await db.query('SELECT 1 FROM postback_destinations WHERE org_id = $1', [org.orgId])).length).toBe(0);
+    });
+
+    test('a name resolving to a private address and a name that does not resolve get the same answer; the detail is logged', async () => {
+      const org = await orgWithKey(db);
+      const principal = { orgId: org.orgId, keyId: org.keyId };
+      const lookup = async (host: string) => {
+        if (host === 'internal.example') return ['10.0.0.7'];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      };
+      const warn = spyOn(console, 'warn').mockImplementation(() => {});
+      const answers: unknown[] = [];
+      try {
+        for (const url of ['https://internal.example/pb', 'https://nowhere.example/pb']) {
+          answers.push(await createDestination({ db, allowPrivate: false, lookup }, principal, { url }).catch((error: HttpError) => [error.status, error.body]));
+        }
+        expect(warn.mock.calls.map((call) => call.join(' ')).join('\n')).toContain('internal.example resolves to a non-public address (10.0.0.7)');
+      } finally {
+        warn.mockRestore();
+      }
+      expect(answers).toEqual([
+        [400, { error: { formErrors: [], fieldErrors: { url: [REFUSED] } } }],
+        [400, { error: { formErrors: [], fieldErrors: { url: [REFUSED] } } }],
+      ]);
+    });
+
+    test('an organization has at most 20 live destinations: the 21st answers 400 and stores nothing', async () => {
+      const org = await orgWithKey(db);
+      const created = [];
+      for (let n = 0; n < 20; n += 1) {
+        const res = await create(org.auth, { url: `https://8.8.8.8/pb${n}` });
+        expect(res.status).toBe(201);
+        created.push(await body(res));
+      }
+      const refused = await create(org.auth, { url: 'https://8.8.8.8/one-too-many' });
+      expect(refused.status).toBe(400);
+      expect(await body(refused)).toEqual({ error: { formErrors: [CAP_REACHED], fieldErrors: {} } });
+      expect((await db.query('SELECT 1 FROM postback_destinations WHERE org_id = $1', [org.orgId])).length).toBe(20);
+      expect((await db.query("SELECT 1 FROM audit_log WHERE org_id = $1 AND entity = 'postback_destination'", [org.orgId])).length).toBe(20);
+      // Another organization has its own 20; a deleted destination frees its place.
+      const other = await orgWithKey(db);
+      expect((await create(other.auth, { url: 'https://8.8.8.8/other' })).status).toBe(201);
+      await t.request(`/api/v1/postback-destinations/${created[0].id}`, { method: 'DELETE', headers: org.auth });
+      expect((await create(org.auth, { url: 'https://8.8.8.8/after-delete' })).status).toBe(201);
+      expect((await create(org.auth, { url: 'https://8.8.8.8/again-too-many' })).status).toBe(400);
+    });
+
+    test('concurrent creates cannot pass the cap', async () => {
+      const org = await orgWithKey(db);
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, n) => create(org.auth, { url: `https://8.8.8.8/race${n}` }).then((res) => res.status)));
+      expect(answers.filter((status) => status === 201)).toHaveLength(20);
+      expect(answers.filter((status) => status === 400)).toHaveLength(10);
+      expect(await db.query('SELECT count(*)::int AS live FROM postback_destinations WHERE org_id = $1 AND deleted_at IS NULL', [org.orgId])).toEqual([{ live: 20 }]);
     });
 
     test('POSTBACK_ALLOW_PRIVATE=1 lets the operator target private addresses', async () => {

@@ -9,14 +9,15 @@ export interface Received {
 }
 
 /**
- * A local HTTP server on 127.0.0.1 standing in for an advertiser's postback endpoint. `answer`
- * says what the n-th request (0-based) gets; `'hang'` never answers.
+ * A local HTTP server (127.0.0.1 unless `at` says otherwise) standing in for an advertiser's
+ * postback endpoint. `answer` says what the n-th request (0-based) gets; `'hang'` never answers.
  */
-export function receiver(answer: (n: number, request: Request) => number | 'hang' | Response) {
+export function receiver(answer: (n: number, request: Request) => number | 'hang' | Response, at: { hostname?: string; port?: number } = {}) {
   const received: Received[] = [];
+  const hostname = at.hostname ?? '127.0.0.1';
   const server: Server<undefined> = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
+    hostname,
+    port: at.port ?? 0,
     async fetch(request) {
       const n = received.length;
       received.push({ method: request.method, url: new URL(request.url), headers: request.headers, body: await request.text() });
@@ -27,7 +28,7 @@ export function receiver(answer: (n: number, request: Request) => number | 'hang
     },
   });
   stopAll.push(() => server.stop(true));
-  return { received, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+  return { received, port: server.port!, url: `http://${hostname}:${server.port}`, stop: () => server.stop(true) };
 }
 
 const stopAll: (() => unknown)[] = [];
