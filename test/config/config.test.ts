@@ -128,9 +128,9 @@ describe('loadConfig: happy', () => {
   });
 
   test('postbacks are paced at 10 a second per host with a burst of 20 unless configured', () => {
-    const defaults = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET });
+    const defaults = loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET });
     expect([defaults.postbackHostRate, defaults.postbackHostBurst]).toEqual([10, 20]);
-    const set = loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, POSTBACK_HOST_RATE: '50', POSTBACK_HOST_BURST: '5' });
+    const set = loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, POSTBACK_HOST_RATE: '50', POSTBACK_HOST_BURST: '5' });
     expect([set.postbackHostRate, set.postbackHostBurst]).toEqual([50, 5]);
   });
 
