@@ -6,6 +6,7 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { domainsRoutes } from './domains/domains.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
@@ -29,6 +30,7 @@ export function createApp(services: Services) {
     .use(appsRoutes(services))
     .use(campaignsRoutes(services))
     .use(linksRoutes(services))
+    .use(domainsRoutes(services))
     .use(clicksRoutes(services))
     .use(conversionsRoutes(services))
     .use(postbacksRoutes(services))

@@ -7,7 +7,7 @@ import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT']);
+const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 
 /**
@@ -32,6 +32,7 @@ const Environment = T.Object({
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
+  DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -69,9 +70,16 @@ export interface Config {
    * port (src/tracking/listeners.ts). Postgres only; default: defaultTrackingThreads.
    */
   trackingThreads: number;
+  /**
+   * DOMAIN_VERIFICATION: `dns` (default) serves a custom domain's links only once its holder has
+   * proved control of it with a TXT record; `off` serves every domain (docs/management-api.md).
+   */
+  domainVerification: DomainVerification;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
+
+export type DomainVerification = 'dns' | 'off';
 
 /** The default TRACKING_THREADS stops here: each thread holds its own connections and click writer. */
 export const DEFAULT_MAX_TRACKING_THREADS = 3;
@@ -149,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
+    domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
     version: VERSION,
   };
 }

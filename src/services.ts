@@ -4,6 +4,7 @@ import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
 import type { Config } from './config';
 import type { Db } from './db/db';
+import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
@@ -32,6 +33,8 @@ export interface Services {
   sdkKeyCache: SdkKeyCache;
   ipHasher: IpHasher;
   linkChanges: LinkChanges;
+  /** DNS TXT lookups for custom-domain verification (src/domains/txt-lookup.ts); tests pass a fake. */
+  resolveTxt: TxtResolver;
   /** Tracking host (src/tracking/): link cache, campaign cache, and the click pipeline with `clickPipeline.flush()`. */
   linkCache: Tracking['linkCache'];
   campaignCache: Tracking['campaignCache'];
@@ -65,7 +68,11 @@ export interface Services {
 /** What a stop keeps, after the mirror's last round, for closing DuckDB and the store. */
 const CLOSE_RESERVE_MS = 5_000;
 
-export async function createServices(config: Config, db: Db, options: { clock?: Clock; mirrorPath?: string } = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  db: Db,
+  options: { clock?: Clock; mirrorPath?: string; resolveTxt?: TxtResolver } = {},
+): Promise<Services> {
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
   const linkChanges = createLinkChanges(db);
   await linkChanges.start();
@@ -101,6 +108,7 @@ export async function createServices(config: Config, db: Db, options: { clock?: 
     sdkKeyCache: createSdkKeyCache(db),
     ipHasher,
     linkChanges,
+    resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,
     mirror,
     writeBurst,

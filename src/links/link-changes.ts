@@ -3,17 +3,31 @@ import type { Db } from '../db/db';
 const CHANNEL = 'svc_link_changed';
 
 /**
- * A subscriber to link changes. One that returns a promise (the relay to this node's tracking
- * listener threads, src/tracking/listeners.ts) holds publish() until it settles.
+ * A subscriber to link changes: `change` is a link id, or names every link bound to a domain
+ * (domainChange). One that returns a promise (the relay to this node's tracking listener
+ * threads, src/tracking/listeners.ts) holds publish() until it settles.
  */
-export type LinkChangeSubscriber = (linkId: string) => void | Promise<void>;
+export type LinkChangeSubscriber = (change: string) => void | Promise<void>;
+
+const DOMAIN_PREFIX = 'domain:';
+
+/** The change of every link bound to `domain` (its verification); link ids never hold a colon. */
+export function domainChange(domain: string): string {
+  return `${DOMAIN_PREFIX}${domain}`;
+}
+
+/** The domain a change names, or undefined for the change of one link. */
+export function changedDomain(change: string): string | undefined {
+  return change.startsWith(DOMAIN_PREFIX) ? change.slice(DOMAIN_PREFIX.length) : undefined;
+}
 
 /**
  * Tells every node that a link changed: local subscribers (every thread of this node) finish
- * before publish() resolves; other nodes hear it through Postgres NOTIFY. The payload is the link id.
+ * before publish() resolves; other nodes hear it through Postgres NOTIFY. The payload is the
+ * link id, or a domainChange().
  */
 export interface LinkChanges {
-  publish(linkId: string): Promise<void>;
+  publish(change: string): Promise<void>;
   subscribe(onChange: LinkChangeSubscriber): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -23,17 +37,17 @@ export interface LinkChanges {
  * This thread's subscribers to link changes: deliver() runs each and settles once those that
  * returned a promise have. Used on the main thread and in each tracking listener thread.
  */
-export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deliver(linkId: string): Promise<void> } {
+export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deliver(change: string): Promise<void> } {
   const subscribers = new Set<LinkChangeSubscriber>();
   return {
     subscribe(onChange) {
       subscribers.add(onChange);
       return () => subscribers.delete(onChange);
     },
-    async deliver(linkId) {
+    async deliver(change) {
       const waits: Promise<void>[] = [];
       for (const subscriber of subscribers) {
-        const done = subscriber(linkId);
+        const done = subscriber(change);
         if (done) waits.push(done);
       }
       if (waits.length > 0) await Promise.all(waits);
@@ -41,16 +55,28 @@ export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deli
   };
 }
 
+/**
+ * Publishes after a committed write: redirect caches drop what changed at once on this node and on
+ * the others through NOTIFY. A failed notification is logged, not turned into an error.
+ */
+export async function announce(linkChanges: Pick<LinkChanges, 'publish'>, change: string): Promise<void> {
+  try {
+    await linkChanges.publish(change);
+  } catch (error) {
+    console.error('link change notification failed', change, error);
+  }
+}
+
 export function createLinkChanges(db: Db): LinkChanges {
   const { subscribe, deliver } = linkChangeSubscribers();
-  const deliverHeard = (linkId: string) => {
-    deliver(linkId).catch((error) => console.error('link changes: a subscriber failed', error));
+  const deliverHeard = (change: string) => {
+    deliver(change).catch((error) => console.error('link changes: a subscriber failed', error));
   };
   let unlisten: (() => Promise<void>) | undefined;
   return {
-    async publish(linkId) {
-      await deliver(linkId);
-      await db.notify(CHANNEL, linkId);
+    async publish(change) {
+      await deliver(change);
+      await db.notify(CHANNEL, change);
     },
     subscribe,
     async start() {

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import type { DomainStatus } from '../domains/domains.model';
 import { WholeNumber } from '../http/strict-body';
 import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
 import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from './landing-hosts';
@@ -21,6 +22,8 @@ export interface LinkRow {
   allowed_landing_hosts: string[] | null;
   created_at: Date;
   updated_at: Date;
+  /** null on the tracking host (src/domains/domains.repo.ts, LINK_DOMAIN_STATUS). */
+  domain_status: DomainStatus | null;
 }
 
 export const LINK_KINDS = ['tracking', 'smart'] as const;
@@ -89,6 +92,12 @@ export interface LinkResponse {
   deep_link_path: string | null;
   /** An optional extension of the interface's link (which it leaves "not shown"); docs/management-api.md. */
   allowed_landing_hosts: string[] | null;
+  /**
+   * Whether the custom domain serves the link (docs/management-api.md, "Custom domains"): null on
+   * the tracking host; `not_required` when DOMAIN_VERIFICATION is off. `domain_note` says why not.
+   */
+  domain_status: DomainStatus | 'not_required' | null;
+  domain_note: string | null;
   url: string;
   created_at: string;
   updated_at: string;

@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/db';
+import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
 import type { LinkKind, LinkRow, LinkUpdate } from './links.model';
 
-const COLUMNS =
-  'id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, allowed_landing_hosts, created_at, updated_at';
+const COLUMNS = `id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules,
+  allowed_landing_hosts, created_at, updated_at, ${LINK_DOMAIN_STATUS}`;
 
 export interface NewLink {
   id: string;
@@ -101,20 +102,6 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
     ],
   );
   return rows[0];
-}
-
-/**
- * Claims a custom domain for an organization, or finds who holds it, in one statement
- * (the no-op update makes RETURNING give the existing row; no read-then-write race).
- */
-export async function claimDomain(tx: Queryable, domain: string, orgId: string): Promise<string> {
-  const rows = await tx.query<{ org_id: string }>(
-    `INSERT INTO link_domains (domain, org_id) VALUES ($1, $2)
-     ON CONFLICT (domain) DO UPDATE SET domain = link_domains.domain
-     RETURNING org_id`,
-    [domain, orgId],
-  );
-  return rows[0]!.org_id;
 }
 
 /** Postgres reports the constraint as `constraint_name` (porsager) or `constraint` (PGlite). */

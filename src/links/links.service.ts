@@ -3,12 +3,13 @@ import { randomToken } from '../auth/secrets';
 import { campaignExists } from '../campaigns/campaigns.repo';
 import type { Config } from '../config';
 import type { Db, Queryable } from '../db/db';
+import { claimDomain } from '../domains/domains.repo';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseLandingHosts } from './landing-hosts';
 import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, type Parsed } from './link-fields';
-import type { LinkChanges } from './link-changes';
+import { announce, type LinkChanges } from './link-changes';
 import {
   type CreateLinkBody,
   DEFAULT_LIST_LIMIT,
@@ -22,15 +23,25 @@ import * as repo from './links.repo';
 
 export interface LinksDeps {
   db: Db;
-  config: Pick<Config, 'trackingUrl' | 'trackingHost'>;
+  config: Pick<Config, 'trackingUrl' | 'trackingHost' | 'domainVerification'>;
   linkChanges: Pick<LinkChanges, 'publish'>;
 }
 
 /** A generated slug that keeps colliding gets longer; past this many draws something is wrong. */
 const MAX_SLUG_DRAWS = 10;
 
-export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl'>): LinkResponse {
+/** Why a custom domain does not serve its links, or null when it does. */
+function domainNote(domain: string, status: LinkResponse['domain_status']): string | null {
+  if (status === 'unverified') {
+    return `links on ${domain} answer 404 until this organization verifies the domain: GET /api/v1/domains shows the TXT record to publish, POST /api/v1/domains/${domain}/verify checks it`;
+  }
+  if (status === 'taken') return `${domain} is verified by another organization: links of this organization on it answer 404`;
+  return null;
+}
+
+export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl' | 'domainVerification'>): LinkResponse {
   const origin = row.domain === '' ? config.trackingUrl : `https://${row.domain}`;
+  const domainStatus = row.domain === '' ? null : config.domainVerification === 'off' ? 'not_required' : (row.domain_status ?? 'unverified');
   return {
     id: row.id,
     slug: row.slug,
@@ -44,6 +55,8 @@ export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl'>
     rules: row.rules ?? null,
     deep_link_path: row.deep_link_path,
     allowed_landing_hosts: row.allowed_landing_hosts ?? null,
+    domain_status: domainStatus,
+    domain_note: domainNote(row.domain, domainStatus),
     url: `${origin}/${row.kind === 'smart' ? 'l' : 'c'}/${row.slug}`,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -91,22 +104,13 @@ export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): Link
   return update;
 }
 
-/** A custom domain belongs to the first organization that binds a link to it. */
+/**
+ * A custom domain is held by the first organization that binds a link to it, until another one
+ * proves control of it by DNS (src/domains/). Its links serve once the holder has verified it.
+ */
 async function assertDomainOwned(tx: Queryable, domain: string | undefined, orgId: string): Promise<void> {
   if (!domain) return;
-  if ((await repo.claimDomain(tx, domain, orgId)) !== orgId) throw conflict('domain taken');
-}
-
-/**
- * Redirect caches drop the link at once on this node and on the others through NOTIFY. The write
- * has committed, so a failed notification is logged, not turned into an error.
- */
-async function announce(linkChanges: LinksDeps['linkChanges'], linkId: string): Promise<void> {
-  try {
-    await linkChanges.publish(linkId);
-  } catch (error) {
-    console.error('link change notification failed', linkId, error);
-  }
+  if ((await claimDomain(tx, domain, orgId)) !== orgId) throw conflict('domain taken');
 }
 
 export async function createLink(deps: LinksDeps, actor: Actor, body: CreateLinkBody): Promise<LinkResponse> {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/db';
 import { compileLandingHosts, type LandingHosts } from '../links/landing-hosts';
-import type { LinkChanges } from '../links/link-changes';
+import { changedDomain, type LinkChanges } from '../links/link-changes';
 import { KeyFilter } from './key-filter';
 import { checkHttpUrl } from './landing-url';
 import { Lru } from './lru';
@@ -41,15 +41,21 @@ export interface LinkCache {
   stats(): { links: number; negatives: number; databaseLookups: number; refused: number; filterBytes: number };
 }
 
+export interface LinkCacheDeps {
+  db: Db;
+  trackingHost: string;
+  linkChanges: Pick<LinkChanges, 'subscribe'>;
+  /** DOMAIN_VERIFICATION=dns: a link on a custom domain its organization has not verified is unknown. */
+  requireVerifiedDomains: boolean;
+}
+
 /**
  * Compiled links in memory keyed by host binding and slug. A link write anywhere drops the link and
- * every negative entry at once; unknown keys are remembered in a bounded LRU, and a spray of random
- * slugs is refused by the key filter, whose misses are rate limited (docs/tracking.md, "Link cache").
+ * every negative entry at once, a domain's verification every link on it; unknown keys are
+ * remembered in a bounded LRU, and a spray of random slugs is refused by the key filter, whose
+ * misses are rate limited (docs/tracking.md, "Link cache").
  */
-export function createLinkCache(
-  deps: { db: Db; trackingHost: string; linkChanges: Pick<LinkChanges, 'subscribe'> },
-  options: LinkCacheOptions = {},
-): LinkCache {
+export function createLinkCache(deps: LinkCacheDeps, options: LinkCacheOptions = {}): LinkCache {
   const now = options.now ?? (() => performance.now());
   const ttlMs = options.ttlMs ?? 60_000;
   const trackingHost = normaliseHost(deps.trackingHost);
@@ -79,7 +85,7 @@ export function createLinkCache(
     const promise = findLinkByKey(deps.db, domain, slug).then(
       (row) => {
         inflight.delete(key);
-        const link = row ? compile(row) : null;
+        const link = row && (row.domain_verified || !deps.requireVerifiedDomains) ? compile(row) : null;
         if (epoch === startedAt) remember(key, link);
         return link;
       },
@@ -106,12 +112,19 @@ export function createLinkCache(
     keyById.set(link.id, key);
   };
 
-  const onChange = (linkId: string) => {
+  const onChange = (change: string) => {
     epoch++;
-    const key = keyById.get(linkId);
-    if (key !== undefined) links.delete(key);
     // The change may have created the key some earlier request found missing (a new link, a new domain).
     negatives.clear();
+    const domain = changedDomain(change);
+    if (domain !== undefined) {
+      const prefix = cacheKey(domain, '');
+      for (const key of [...keyById.values()]) if (key.startsWith(prefix)) links.delete(key);
+      return;
+    }
+    const linkId = change;
+    const key = keyById.get(linkId);
+    if (key !== undefined) links.delete(key);
     void findLinkById(deps.db, linkId)
       .then((row) => {
         if (row) filter.add(cacheKey(row.domain, row.slug));

@@ -35,7 +35,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
   let server: Server<undefined> | undefined;
   try {
     await clickPipeline.start();
-    const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges });
+    const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' });
     await linkCache.start();
     const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config };
     const toMainThread = forwardTo(forward);

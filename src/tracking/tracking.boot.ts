@@ -37,7 +37,10 @@ export async function startTracking(
       throw error;
     }
   }
-  const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges: deps.linkChanges }, options.linkCache);
+  const linkCache = createLinkCache(
+    { db, trackingHost: config.trackingHost, linkChanges: deps.linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' },
+    options.linkCache,
+  );
   try {
     await linkCache.start();
   } catch (error) {

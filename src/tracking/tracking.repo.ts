@@ -17,9 +17,12 @@ export interface LinkRow {
   destination: string | null;
   /** jsonb: an array of host patterns, or null (src/links/landing-hosts.ts). */
   allowed_landing_hosts: unknown;
+  /** On the tracking host, or on a custom domain the link's organization holds and has verified. */
+  domain_verified: boolean;
 }
 
-const LINK_COLUMNS = 'id, org_id, slug, domain, kind, status, campaign_id, destination, allowed_landing_hosts';
+const LINK_COLUMNS = `id, org_id, slug, domain, kind, status, campaign_id, destination, allowed_landing_hosts,
+  (domain = '' OR EXISTS (SELECT 1 FROM link_domains d WHERE d.domain = links.domain AND d.org_id = links.org_id AND d.verified_at IS NOT NULL)) AS domain_verified`;
 
 export async function findLinkByKey(db: Queryable, domain: string, slug: string): Promise<LinkRow | null> {
   const rows = await db.query<LinkRow>(`SELECT ${LINK_COLUMNS} FROM links WHERE domain = $1 AND slug = $2`, [domain, slug]);

@@ -24,6 +24,7 @@ describe('loadConfig: happy', () => {
     expect(config.rateLimit).toBe(true);
     expect(config.ingestSecret).toBeUndefined();
     expect(config.clickBacklog).toBeUndefined();
+    expect(config.domainVerification).toBe('dns');
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -134,6 +135,14 @@ describe('loadConfig: happy', () => {
     expect([set.postbackHostRate, set.postbackHostBurst]).toEqual([50, 5]);
   });
 
+  test('DOMAIN_VERIFICATION is dns unless switched off', () => {
+    const mode = (value: string) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, DOMAIN_VERIFICATION: value }).domainVerification;
+    expect(mode('dns')).toBe('dns');
+    expect(mode('off')).toBe('off');
+    expect(mode(' OFF ')).toBe('off');
+    expect(mode('')).toBe('dns');
+  });
+
   test('any port from 1 to 65535 is accepted (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
@@ -164,6 +173,8 @@ describe('loadConfig: a bad value names its variable', () => {
     ['TRUST_PROXY', '-1'],
     ['TRUSTED_PROXIES', '10.0.0.0/8'],
     ['RATE_LIMIT', 'sometimes'],
+    ['DOMAIN_VERIFICATION', 'none'],
+    ['DOMAIN_VERIFICATION', 'false'],
     ['CLICK_BACKLOG', '0'],
     ['CLICK_BACKLOG', '-5'],
     ['CLICK_BACKLOG', '1e6'],

@@ -20,12 +20,12 @@ for (const backend of backends()) {
         expect(res.status).toBe(201);
         const link = await body(res);
         expect(link.slug).toMatch(/^[A-Za-z0-9]{7}$/);
-        expect(link).toMatchObject({ kind: 'tracking', campaign_id: null, destination: null, domain: null, status: 'active', expires_at: null, click_cap: null, rules: null, deep_link_path: null, allowed_landing_hosts: null });
+        expect(link).toMatchObject({ kind: 'tracking', campaign_id: null, destination: null, domain: null, status: 'active', expires_at: null, click_cap: null, rules: null, deep_link_path: null, allowed_landing_hosts: null, domain_status: null, domain_note: null });
         expect(link.url).toBe(`http://track.test.local/c/${link.slug}`);
         expect(link.created_at).toMatch(ISO);
         expect(link.updated_at).toMatch(ISO);
         expect(Object.keys(link).sort()).toEqual(
-          ['id', 'slug', 'kind', 'campaign_id', 'destination', 'domain', 'status', 'expires_at', 'click_cap', 'rules', 'deep_link_path', 'allowed_landing_hosts', 'url', 'created_at', 'updated_at'].sort(),
+          ['id', 'slug', 'kind', 'campaign_id', 'destination', 'domain', 'status', 'expires_at', 'click_cap', 'rules', 'deep_link_path', 'allowed_landing_hosts', 'domain_status', 'domain_note', 'url', 'created_at', 'updated_at'].sort(),
         );
         expect(await body(await t.request(`/api/v1/links/${link.id}`, { headers: auth }))).toEqual(link);
         expect(await auditRows(db, keyId)).toMatchObject([{ action: 'create', entity: 'link', entity_id: link.id, api_key_id: keyId }]);
@@ -61,7 +61,9 @@ for (const backend of backends()) {
           rules,
           deep_link_path: '/product/42',
           url: 'https://go.example.com/l/Spring_Sale-1',
+          domain_status: 'unverified',
         });
+        expect(link.domain_note).toContain('links on go.example.com answer 404 until this organization verifies the domain');
         const row = await storedLink(link.id);
         expect(row).toMatchObject({ org_id: orgId, domain: 'go.example.com', slug: 'Spring_Sale-1', rules });
       });

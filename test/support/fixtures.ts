@@ -23,6 +23,18 @@ export async function insertApp(db: Db, orgId: string, input: { platform?: strin
   return { appId: id, sdkKey: sdk.key };
 }
 
+/**
+ * Marks `domain` as held and verified by the organization, as a passed DNS check would
+ * (src/domains/), so links bound to it serve under DOMAIN_VERIFICATION=dns.
+ */
+export async function verifiedDomain(db: Db, orgId: string, domain: string) {
+  await db.query(
+    `INSERT INTO link_domains (domain, org_id, verified_at, checked_at) VALUES ($1, $2, now(), now())
+     ON CONFLICT (domain) DO UPDATE SET org_id = excluded.org_id, verified_at = excluded.verified_at, checked_at = excluded.checked_at`,
+    [domain, orgId],
+  );
+}
+
 export async function insertCampaign(db: Db, orgId: string, input: { externalId?: string; appId?: string } = {}) {
   const id = newId();
   await db.query('INSERT INTO campaigns (id, org_id, app_id, name, external_id) VALUES ($1, $2, $3, $4, $5)', [

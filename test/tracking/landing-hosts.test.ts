@@ -124,7 +124,7 @@ for (const backend of backends()) {
     test('the compiled cache entry carries the list, exact hosts and suffixes apart; no list compiles to null', async () => {
       const link = await body(await api('POST', '/api/v1/links', { allowed_landing_hosts: ['shop.example', '*.brand.example'] }));
       const plain = await body(await api('POST', '/api/v1/links', {}));
-      const cache = createLinkCache({ db, trackingHost: 'track.test.local', linkChanges: t.services.linkChanges });
+      const cache = createLinkCache({ db, trackingHost: 'track.test.local', linkChanges: t.services.linkChanges, requireVerifiedDomains: true });
       await cache.start();
       const entry = (await cache.lookup('track.test.local', link.slug)) as CompiledLink;
       expect(entry.landingHosts).toEqual({ exact: new Set(['shop.example']), suffixes: ['.brand.example'] });

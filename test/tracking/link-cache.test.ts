@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { createApp } from '../../src/app';
 import { openPostgres } from '../../src/db/postgres';
-import { createLinkChanges } from '../../src/links/link-changes';
+import { createLinkChanges, domainChange } from '../../src/links/link-changes';
 import { createLinkCache, normaliseHost, type CompiledLink } from '../../src/tracking/link-cache';
 import { backends, createPostgres } from '../support/db';
-import { body, testApp, TEST_TRACKING_URL } from '../support/app';
-import { insertLink, orgWithKey } from '../support/fixtures';
+import { body, testApp, TEST_BASE_URL, TEST_TRACKING_URL } from '../support/app';
+import { fakeDns } from '../domains/support';
+import { insertLink, orgWithKey, verifiedDomain } from '../support/fixtures';
 
 const TRACKING_HOST = 'track.test.local';
 const randomSlug = () => `r${crypto.randomUUID().replaceAll('-', '')}`;
@@ -14,8 +16,8 @@ for (const backend of backends()) {
     const db = await backend.create();
     const { orgId } = await orgWithKey(db);
     const linkChanges = createLinkChanges(db);
-    const cacheWith = async (options: Parameters<typeof createLinkCache>[1] = {}) => {
-      const cache = createLinkCache({ db, trackingHost: TRACKING_HOST, linkChanges }, options);
+    const cacheWith = async (options: Parameters<typeof createLinkCache>[1] = {}, requireVerifiedDomains = true) => {
+      const cache = createLinkCache({ db, trackingHost: TRACKING_HOST, linkChanges, requireVerifiedDomains }, options);
       await cache.start();
       return cache;
     };
@@ -53,6 +55,7 @@ for (const backend of backends()) {
         await db.query(`UPDATE links SET status = 'active', destination = 'https://new.example.com/' WHERE id = $1`, [linkId]);
         await linkChanges.publish(linkId);
         expect(((await cache.lookup(TRACKING_HOST, slug)) as CompiledLink).destination).toBe('https://new.example.com/');
+        await verifiedDomain(db, orgId, 'moved.example.com');
         await db.query(`UPDATE links SET domain = 'moved.example.com' WHERE id = $1`, [linkId]);
         await linkChanges.publish(linkId);
         expect(await cache.lookup(TRACKING_HOST, slug)).toBeNull();
@@ -68,6 +71,43 @@ for (const backend of backends()) {
         const { linkId } = await insertLink(db, orgId, { slug });
         await linkChanges.publish(linkId);
         expect(((await cache.lookup(TRACKING_HOST, slug)) as CompiledLink).id).toBe(linkId);
+        cache.stop();
+      });
+
+      test('a link on a custom domain is unknown until the domain is verified; a domain change ends the negative entry', async () => {
+        const host = `v-${randomSlug()}.example.com`;
+        const { slug, linkId } = await insertLink(db, orgId, { domain: host });
+        const cache = await cacheWith();
+        expect(await cache.lookup(host, slug)).toBeNull();
+        expect(cache.lookup(host, slug)).toBeNull(); // negative entry, synchronous
+        await verifiedDomain(db, orgId, host);
+        await linkChanges.publish(domainChange(host));
+        expect(((await cache.lookup(host, slug)) as CompiledLink).id).toBe(linkId);
+        cache.stop();
+      });
+
+      test('a domain change drops every cached link on that domain and only those', async () => {
+        const host = `v-${randomSlug()}.example.com`;
+        await verifiedDomain(db, orgId, host);
+        const bound = [await insertLink(db, orgId, { domain: host }), await insertLink(db, orgId, { domain: host })];
+        const plain = await insertLink(db, orgId);
+        const cache = await cacheWith();
+        for (const { slug } of bound) expect(await cache.lookup(host, slug)).not.toBeNull();
+        expect(await cache.lookup(TRACKING_HOST, plain.slug)).not.toBeNull();
+        const lookups = cache.stats().databaseLookups;
+        await db.query('UPDATE link_domains SET verified_at = NULL WHERE domain = $1', [host]);
+        await linkChanges.publish(domainChange(host));
+        for (const { slug } of bound) expect(await cache.lookup(host, slug)).toBeNull();
+        expect(cache.lookup(TRACKING_HOST, plain.slug)).not.toBeInstanceOf(Promise);
+        expect(cache.stats().databaseLookups).toBe(lookups + bound.length);
+        cache.stop();
+      });
+
+      test('with verification off every domain serves its links', async () => {
+        const host = `v-${randomSlug()}.example.com`;
+        const { slug, linkId } = await insertLink(db, orgId, { domain: host });
+        const cache = await cacheWith({}, false);
+        expect(((await cache.lookup(host, slug)) as CompiledLink).id).toBe(linkId);
         cache.stop();
       });
 
@@ -103,7 +143,20 @@ for (const backend of backends()) {
         cache.stop();
       });
 
+      test("a domain another organization holds and verified does not serve this organization's links", async () => {
+        const host = `v-${randomSlug()}.example.com`;
+        const other = await orgWithKey(db, 'Other');
+        const own = await insertLink(db, orgId, { domain: host });
+        await verifiedDomain(db, other.orgId, host);
+        const theirs = await insertLink(db, other.orgId, { domain: host });
+        const cache = await cacheWith();
+        expect(await cache.lookup(host, own.slug)).toBeNull();
+        expect(((await cache.lookup(host, theirs.slug)) as CompiledLink).orgId).toBe(other.orgId);
+        cache.stop();
+      });
+
       test('a link bound to a domain is not found on another host, nor a plain link on a custom domain', async () => {
+        await verifiedDomain(db, orgId, 'brand.example.net');
         const bound = await insertLink(db, orgId, { domain: 'brand.example.net' });
         const plain = await insertLink(db, orgId);
         const cache = await cacheWith();
@@ -158,9 +211,32 @@ if (process.env.DATABASE_URL) {
       expect((await clickOn(nodeB, link.slug)).status).toBe(404);
       await patch({ status: 'active', destination: 'https://two.example.com/' });
       expect((await clickOn(nodeB, link.slug)).headers.get('location')).toStartWith('https://two.example.com/');
+      await verifiedDomain(first, org.orgId, 'two-nodes.example.com');
       await patch({ domain: 'two-nodes.example.com' });
       expect((await clickOn(nodeB, link.slug)).status).toBe(404);
       expect((await clickOn(nodeB, link.slug, 'http://two-nodes.example.com')).status).toBe(302);
+    });
+
+    test("a domain's verification on one node starts and stops its links on the other through NOTIFY", async () => {
+      const dns = fakeDns();
+      const appA = createApp({ ...nodeA.services, resolveTxt: dns.resolveTxt });
+      const host = `two-nodes-${randomSlug()}.example.com`;
+      const verify = async () => {
+        const heard = heardOnB(`domain:${host}`);
+        const res = await appA.handle(new Request(`${TEST_BASE_URL}/api/v1/domains/${host}/verify`, { method: 'POST', headers: org.auth }));
+        expect(res.status).toBe(200);
+        await heard;
+        return body(res);
+      };
+      const link = await body(await nodeA.request('/api/v1/links', { method: 'POST', headers: org.auth, json: { domain: host, destination: 'https://one.example.com/' } }));
+      expect((await clickOn(nodeB, link.slug, `http://${host}`)).status).toBe(404);
+      const { txt_record } = await verify();
+      dns.set(txt_record.name, txt_record.value);
+      expect((await verify()).verified).toBe(true);
+      expect((await clickOn(nodeB, link.slug, `http://${host}`)).status).toBe(302);
+      dns.records.delete(txt_record.name);
+      expect((await verify()).verified).toBe(false);
+      expect((await clickOn(nodeB, link.slug, `http://${host}`)).status).toBe(404);
     });
 
     test('a link created on one node ends the other node\'s negative entry', async () => {

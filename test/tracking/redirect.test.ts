@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { backends } from '../support/db';
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';
-import { insertLink, orgWithKey } from '../support/fixtures';
+import { insertLink, orgWithKey, verifiedDomain } from '../support/fixtures';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
@@ -213,6 +213,7 @@ for (const backend of backends()) {
       });
 
       test('a link answers only on the host it is bound to', async () => {
+        await verifiedDomain(db, org.orgId, 'go.brand.example');
         const own = await insertLink(db, org.orgId, { domain: 'go.brand.example' });
         const plain = await insertLink(db, org.orgId);
         expect((await click(`/c/${own.slug}`, {}, 'http://go.brand.example')).status).toBe(302);
@@ -282,6 +283,7 @@ for (const backend of backends()) {
         expect((await click(`/c/${link.slug}`)).headers.get('location')).toStartWith('https://two.example.com/?svc_click_id=');
 
         const host = `go-${link.id.toLowerCase()}.example.com`;
+        await verifiedDomain(db, org.orgId, host);
         expect((await patch({ domain: host })).status).toBe(200);
         expect((await click(`/c/${link.slug}`)).status).toBe(404);
         expect((await click(`/c/${link.slug}`, {}, `http://${host}`)).status).toBe(302);

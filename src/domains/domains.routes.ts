@@ -1,0 +1,19 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { DomainParams, ListDomainsQuery } from './domains.model';
+import { listDomains, verifyDomain, type DomainsDeps } from './domains.service';
+
+/** Custom domains of the caller's organization and their DNS verification (API key). */
+export function domainsRoutes(deps: DomainsDeps & AuthDeps) {
+  return new Elysia({ name: 'domains' })
+    .use(authPlugin(deps))
+    .get('/api/v1/domains', async ({ query, principal }) => ({ data: await listDomains(deps, principal.orgId, query.limit) }), {
+      apiKey: true,
+      query: ListDomainsQuery,
+    })
+    .post(
+      '/api/v1/domains/:domain/verify',
+      ({ params, principal }) => verifyDomain(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.domain),
+      { apiKey: true, params: DomainParams },
+    );
+}
