@@ -1,13 +1,11 @@
-import { Elysia } from 'elysia';
-import type { Server } from 'bun';
 import { clientIp } from '../http/client-ip';
 import { HttpError } from '../http/errors';
 import { internalError, jsonResponse } from '../http/http.plugin';
+import type { NativeRoutes, PeerSource } from '../http/native-routes';
 import type { Config } from '../config';
 import type { Services } from '../services';
 import { answerBatch } from './answer-batch';
 import { openGeoDatabase } from './enrich/geo';
-import { ClickParams, ImpressionParams } from './tracking.model';
 import { handleClick, handleImpression } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -33,7 +31,7 @@ export type TrackingDeps = Pick<Services, 'linkCache' | 'campaignCache' | 'click
   config: Pick<Config, 'trustProxy'>;
 };
 
-/** The two tracking handlers, bound to this node's caches and pipeline; shared by both ways in. */
+/** The two tracking handlers, bound to this node's caches and pipeline. */
 function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config }: TrackingDeps) {
   const clickDeps = { linkCache, clickPipeline, clock };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
@@ -50,22 +48,6 @@ function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHa
     impression: (campaign: string, request: Request, socketIp: string | undefined): Answer =>
       handleImpression(impressionDeps, campaign, requestOf(request, socketIp, performance.now())),
   };
-}
-
-/**
- * The tracking host's routes inside the app (in-process requests, and every method other than
- * GET, which the app answers with 405). They answer on any host: the link's domain binding decides.
- * No query model on purpose (see tracking.model.ts): the handlers read request.url themselves.
- */
-export function trackingRoutes(deps: TrackingDeps) {
-  const handlers = trackingHandlers(deps);
-  return new Elysia({ name: 'tracking' })
-    .get('/c/:slug', ({ params, request, server }) => handlers.click(params.slug, request, server?.requestIP(request)?.address), {
-      params: ClickParams,
-    })
-    .get('/i/:campaign', ({ params, request, server }) => handlers.impression(params.campaign, request, server?.requestIP(request)?.address), {
-      params: ImpressionParams,
-    });
 }
 
 function failure(error: unknown): Response {
@@ -85,22 +67,21 @@ function settle(answer: () => Answer): Response | Promise<Response> {
 
 /**
  * GET /c/{slug} and GET /i/{campaign} as Bun's own routes: the redirect is the hot path of
- * every ad click, and going straight from Bun's router to the handler skips the per-request
- * hooks of the app (rate limits and body limits do not apply to these GETs: spec, Limits).
- * Same handlers, same headers and error bodies as the in-app routes; tests cover both. The
- * answers of one turn of the event loop are sent together (answer-batch.ts).
+ * every ad click, and going straight from Bun's router to the handler skips the app's
+ * per-request hooks (no rate or body limits on these GETs: spec, Limits). Answers of one
+ * event-loop turn go out together (answer-batch.ts); other methods get the app's 405.
  */
 export function nativeTrackingRoutes(deps: TrackingDeps) {
   const handlers = trackingHandlers(deps);
   const batched = answerBatch();
   return {
     '/c/:slug': {
-      GET: (request: Request & { params: { slug: string } }, server: Server<undefined>) =>
+      GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
         batched(settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/i/:campaign': {
-      GET: (request: Request & { params: { campaign: string } }, server: Server<undefined>) =>
+      GET: (request: Request & { params: { campaign: string } }, server: PeerSource) =>
         batched(settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address))),
     },
-  };
+  } satisfies NativeRoutes;
 }

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
-import { createApp } from '../../src/app';
+import { createServing } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { clientIp, normaliseIp, rateLimitKey } from '../../src/http/client-ip';
 import { memoryRateLimiter, rateLimitGroup, redisRateLimiter } from '../../src/http/rate-limit';
@@ -196,10 +196,10 @@ describe('rate limits through the app', async () => {
         const services = await createServices(config, db);
         await services.rateLimiter.close();
         services.rateLimiter = redisRateLimiter(config.redisUrl!, { namespace: ns });
-        const app = createApp(services);
+        const serving = createServing(services);
         return {
-          request: (path: string, init: RequestInit & { json?: unknown } = {}) =>
-            app.handle(new Request(`${TEST_BASE_URL}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(init.json) })),
+          request: async (path: string, init: RequestInit & { json?: unknown } = {}) =>
+            serving.fetch(new Request(`${TEST_BASE_URL}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(init.json) })),
           // services.stop() closes the limiter it was built with; the Redis one put in its place is closed here.
           stop: async () => {
             await services.stop();

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app';
+import { createServing, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/db';
 import { createServices, type Services } from '../../src/services';
@@ -12,7 +12,10 @@ export interface TestApp {
   services: Services;
   db: Db;
   config: Config;
-  /** app.handle with a base of http://api.test.local; `path` may be absolute to pick another host. */
+  /**
+   * The node's own dispatch (createServing): GET /c and /i to their handlers as Bun's router
+   * would, the rest to the app. Base http://api.test.local; an absolute `path` picks another host.
+   */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
@@ -36,15 +39,15 @@ export async function testApp(db: Db, env: Record<string, string> = {}): Promise
   });
   const services = await createServices(config, db);
   onBeforeClose(db, () => services.stop());
-  const app = createApp(services);
-  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+  const serving = createServing(services);
+  const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (json !== undefined) headers.set('content-type', 'application/json');
     const url = path.startsWith('http') ? path : `${TEST_BASE_URL}${path}`;
-    return app.handle(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
+    return serving.fetch(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
   };
-  return { app, services, db, config, request };
+  return { app: serving.app, services, db, config, request };
 }
 
 /** Response bodies in tests are checked field by field; `any` keeps those checks short. */
