@@ -42,7 +42,7 @@ async function insertClicks(db: Db, orgId: string, rows: Row[]): Promise<string[
 for (const backend of backends()) {
   describe(`GET /api/v1/clicks on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const list = (query: string, auth: Record<string, string>) => t.request(`/api/v1/clicks${query}`, { headers: auth });
 
     describe('happy', () => {

@@ -134,7 +134,7 @@ describe('rate limits through the app', async () => {
 
   test('behind a trusted proxy: 20 sign-in calls a minute per client, then 429 with Retry-After in the spec shape', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const client = { 'x-forwarded-for': '198.51.100.20' };
     for (let i = 0; i < 20; i++) expect((await login(t, client)).status).toBe(400);
     const limited = await login(t, client);
@@ -156,7 +156,7 @@ describe('rate limits through the app', async () => {
 
   test('IPv6 clients are counted per /64', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: 'on' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: 'on' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `2001:db8:aa:1::${(i + 1).toString(16)}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '2001:db8:aa:1:ffff:ffff:ffff:ffff' })).status).toBe(429);
     expect((await login(t, { 'x-forwarded-for': '2001:db8:aa:2::1' })).status).toBe(400);
@@ -164,20 +164,20 @@ describe('rate limits through the app', async () => {
 
   test('security: without TRUST_PROXY a forged X-Forwarded-For does not change the identity', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on' });
+    const t = await testApp(db, { RATE_LIMIT: 'on' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.250' })).status).toBe(429);
   });
 
   test('security: behind one proxy, entries the client prepends are not trusted', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}, 192.0.2.44` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.99, 192.0.2.44' })).status).toBe(429);
   });
 
   test('RATE_LIMIT=off switches limits off', async () => {
-    const t = await testApp(db, { RATE_LIMIT: 'off' });
+    const t = await testApp(db, { RATE_LIMIT: 'off' }, { mirror: false, workers: false });
     for (let i = 0; i < 25; i++) expect((await login(t)).status).toBe(400);
   });
 

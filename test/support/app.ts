@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServing, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/db';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services, type ServicesOptions } from '../../src/services';
 import { onBeforeClose } from './db';
 
 export interface TestApp {
@@ -25,9 +25,10 @@ export const TEST_TRACKING_URL = 'http://track.test.local';
 
 /**
  * An in-process app on `db` (from test/support/db.ts). Environment overrides go through the
- * real config parser. Rate limiting is off unless the test turns it on.
+ * real config parser. Rate limiting is off unless the test turns it on. `options` leaves out the
+ * DuckDB mirror or the background workers (createServices) where a test never reads or waits on them.
  */
-export async function testApp(db: Db, env: Record<string, string> = {}): Promise<TestApp> {
+export async function testApp(db: Db, env: Record<string, string> = {}, options: Pick<ServicesOptions, 'mirror' | 'workers'> = {}): Promise<TestApp> {
   const config = loadConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-test-')),
     BASE_URL: TEST_BASE_URL,
@@ -37,7 +38,7 @@ export async function testApp(db: Db, env: Record<string, string> = {}): Promise
     RATE_LIMIT: 'off',
     ...env,
   });
-  const services = await createServices(config, db);
+  const services = await createServices(config, db, options);
   onBeforeClose(db, () => services.stop());
   const serving = createServing(services);
   const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {

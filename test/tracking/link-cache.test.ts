@@ -124,8 +124,8 @@ if (process.env.DATABASE_URL) {
     afterAll(() => stopNodeB());
     const { db: first, url } = await createPostgres();
     const second = openPostgres(url, { max: 4 });
-    const nodeA = await testApp(first);
-    const nodeB = await testApp(second);
+    const nodeA = await testApp(first, {}, { mirror: false });
+    const nodeB = await testApp(second, {}, { mirror: false });
     stopNodeB = async () => {
       await nodeB.services.stop();
       await second.close();

@@ -14,7 +14,7 @@ const clickIdOf = (location: string) => new URL(location).searchParams.get('svc_
 for (const backend of backends()) {
   describe(`GET /c/{slug} on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { TRUST_PROXY: '1' });
+    const t = await testApp(db, { TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const org = await orgWithKey(db);
     const click = (path: string, headers: Record<string, string> = {}, base = TEST_TRACKING_URL) =>
       t.request(`${base}${path}`, { headers: { 'user-agent': IPHONE, 'x-forwarded-for': '8.8.8.8', ...headers } });
