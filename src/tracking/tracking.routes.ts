@@ -3,10 +3,9 @@ import { HttpError } from '../http/errors';
 import { internalError, jsonResponse } from '../http/http.plugin';
 import type { NativeRoutes, PeerSource } from '../http/native-routes';
 import type { Config } from '../config';
-import type { Services } from '../services';
 import { answerBatch } from './answer-batch';
 import { openGeoDatabase } from './enrich/geo';
-import { handleClick, handleImpression } from './tracking.service';
+import { handleClick, handleImpression, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
@@ -27,7 +26,7 @@ type Answer = Response | Promise<Response>;
  * hasher. The main thread passes its Services; a tracking listener thread (listener.worker.ts)
  * builds its own.
  */
-export type TrackingDeps = Pick<Services, 'linkCache' | 'campaignCache' | 'clickPipeline' | 'clock' | 'ipHasher'> & {
+export type TrackingDeps = ClickDeps & Omit<ImpressionDeps, 'geo'> & {
   config: Pick<Config, 'trustProxy'>;
 };
 
