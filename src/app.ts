@@ -10,21 +10,22 @@ import { domainsRoutes } from './domains/domains.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
+import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } from './http/native-routes';
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
-import { trackingRoutes } from './tracking/tracking.routes';
+import { nativeTrackingRoutes } from './tracking/tracking.routes';
 
 /**
  * Composes every module's routes behind the HTTP rules. One app serves both hosts. Paths match
- * exactly (`/login/` is not `/login`), so the path routed is the path rate-limited (docs/security.md).
+ * exactly (`/login/` is not `/login`), so the path routed is the path rate-limited; the 405 logic
+ * also knows the paths of the routes Bun serves beside it (`native`).
  */
-export function createApp(services: Services) {
+function createApp(services: Services, native: NativeRoutes) {
   let routes: readonly { method: string; path: string }[] = [];
   const app = new Elysia({ strictPath: true })
     .use(httpPlugin(services, () => routes))
     .use(healthRoutes(services))
-    .use(trackingRoutes(services))
     .use(authRoutes(services))
     .use(keysRoutes(services))
     .use(appsRoutes(services))
@@ -36,8 +37,30 @@ export function createApp(services: Services) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services));
-  routes = app.routes;
+  routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** What a node serves: Bun.serve takes `routes` and `fetch`; main.ts and the tests build it here. */
+export interface Serving {
+  app: App;
+  /** GET /c/{slug} and GET /i/{campaign}, straight from Bun's router to their handlers. */
+  routes: ReturnType<typeof nativeTrackingRoutes>;
+  /**
+   * Everything else, to the app. A request that reaches it without passing Bun's router (one a
+   * tracking listener thread forwards, an in-process test's) is routed as that router would.
+   */
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+const NO_SOCKET: PeerSource = { requestIP: () => null };
+
+export function createServing(services: Services): Serving {
+  const routes = nativeTrackingRoutes(services);
+  const app = createApp(services, routes);
+  // The handlers see the socket through the app's server, as the app does (main.ts sets it).
+  const fetch = routeInProcess(routes, (request) => app.fetch(request), () => app.server ?? NO_SOCKET);
+  return { app, routes, fetch };
+}

@@ -1,6 +1,6 @@
 // First: may replace this process with itself under the engine options it needs (runtime-options.ts).
 import './apply-runtime-options';
-import { createApp } from './app';
+import { createServing } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
 import type { Db } from './db/db';
 import { EmbeddedStoreBusy } from './db/embedded-lock';
@@ -10,7 +10,6 @@ import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
 import { SERVE_OPTIONS } from './http/serve-options';
 import { createServices } from './services';
 import { startTrackingListeners, type TrackingListeners } from './tracking/listeners';
-import { nativeTrackingRoutes } from './tracking/tracking.routes';
 import type { Server } from 'bun';
 
 /** In-flight requests get this long after SIGTERM/SIGINT; then the process exits anyway. */
@@ -52,7 +51,8 @@ async function main() {
     await db.close().catch(() => {});
     fail(1, message);
   };
-  const app = createApp(services);
+  const serving = createServing(services);
+  const { app } = serving;
   const sharesPort = config.trackingThreads > 0;
   let server: Server<undefined>;
   let forwarding: ForwardReceiver | undefined;
@@ -65,12 +65,12 @@ async function main() {
       reusePort: sharesPort,
       ...SERVE_OPTIONS,
       // The click redirect and the pixel go straight from Bun's router to their handlers.
-      routes: nativeTrackingRoutes(services),
-      fetch: (request) => app.fetch(request),
+      routes: serving.routes,
+      fetch: serving.fetch,
     });
     // The app reads the socket (client IPs) through its server, as if it had listened itself;
     // for a request a listener thread forwarded, through the address that thread saw.
-    forwarding = sharesPort ? startForwardReceiver(app) : undefined;
+    forwarding = sharesPort ? startForwardReceiver(serving) : undefined;
     app.server = forwarding ? forwarding.serverFor(server) : server;
   } catch (error) {
     return abandon(`cannot listen on :${config.port}: ${(error as Error).message}`);

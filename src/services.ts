@@ -1,4 +1,4 @@
-import { startMirror } from './analytics/mirror.boot';
+import { absentMirror, startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
@@ -68,26 +68,41 @@ export interface Services {
 /** What a stop keeps, after the mirror's last round, for closing DuckDB and the store. */
 const CLOSE_RESERVE_MS = 5_000;
 
-export async function createServices(
-  config: Config,
-  db: Db,
-  options: { clock?: Clock; mirrorPath?: string; resolveTxt?: TxtResolver } = {},
-): Promise<Services> {
+export interface ServicesOptions {
+  clock?: Clock;
+  /** The DuckDB file; DATA_DIR/analytics.duckdb by default. */
+  mirrorPath?: string;
+  /** false: no DuckDB mirror (absentMirror()). For tests that never read it; main.ts keeps it. */
+  mirror?: boolean;
+  /**
+   * false: the postback worker and the late matcher are built but not started (runOnce() still
+   * works), and link changes from other nodes are not listened for; this node's own still apply.
+   */
+  workers?: boolean;
+  /** The TXT lookup of domain verification; node:dns by default. */
+  resolveTxt?: TxtResolver;
+}
+
+export async function createServices(config: Config, db: Db, options: ServicesOptions = {}): Promise<Services> {
+  const workers = options.workers ?? true;
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
   const linkChanges = createLinkChanges(db);
-  await linkChanges.start();
+  if (workers) await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const tracking = await startTracking({ config, db, linkChanges, ipHasher });
   let listeners: Pick<TrackingListeners, 'pending' | 'writerState' | 'stop'> | undefined;
   const writeBurst = createWriteBurst();
   // The mirror waits while redirects have a backlog or conversions and installs pour in:
   // answering comes first (docs/analytics-mirror.md).
-  const mirror = await startMirror(
-    config,
-    db,
-    options.mirrorPath,
-    () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0 || writeBurst.busy(),
-  );
+  const mirror =
+    options.mirror === false
+      ? absentMirror()
+      : await startMirror(
+          config,
+          db,
+          options.mirrorPath,
+          () => tracking.clickPipeline.pending() > 0 || (listeners?.pending() ?? 0) > 0 || writeBurst.busy(),
+        );
   const postbackWorker = createPostbackWorker(db, {
     ...DEFAULT_WORKER_OPTIONS,
     allowPrivate: config.postbackAllowPrivate,
@@ -95,9 +110,11 @@ export async function createServices(
     hostRatePerSecond: config.postbackHostRate,
     hostBurst: config.postbackHostBurst,
   });
-  postbackWorker.start();
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
-  lateMatcher.start();
+  if (workers) {
+    postbackWorker.start();
+    lateMatcher.start();
+  }
   const installForwarder = createInstallForwarder({ db, config });
   return {
     config,

@@ -27,3 +27,12 @@ export async function startMirror(
   mirror.start();
   return mirror;
 }
+
+/**
+ * A node without a mirror (createServices with `mirror: false`, for tests that never read it):
+ * nothing is copied, and a read fails saying why. No route reads the mirror.
+ */
+export function absentMirror(): Mirror {
+  const refuse = () => Promise.reject(new Error('analytics mirror is off on this node'));
+  return { start() {}, catchUp: refuse, query: refuse, stop: async () => {} };
+}

@@ -1,11 +1,10 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
-import type { Services } from '../services';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { ClickList, ClickListQuery, parseClickFilter } from './clicks.model';
 import { listClicks } from './clicks.service';
 
 /** GET /api/v1/clicks: the key's organization only, newest first. */
-export function clicksRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
+export function clicksRoutes(services: AuthDeps) {
   const { db } = services;
   return new Elysia({ name: 'clicks' })
     .use(authPlugin(services))

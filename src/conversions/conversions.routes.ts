@@ -1,12 +1,14 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
-import type { Services } from '../services';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import type { PostbackWorker } from '../postbacks/postbacks.worker';
+import type { Clock } from '../shared/ids';
+import type { WriteBurst } from '../shared/write-burst';
 import { ConversionInput, ListConversionsQuery, PostbackQuery } from './conversions.model';
 import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
-export function conversionsRoutes(services: Pick<Services, 'db' | 'config' | 'clock' | 'postbackWorker' | 'apiKeyCache' | 'sdkKeyCache' | 'writeBurst'>) {
+export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurst: WriteBurst; postbackWorker: Pick<PostbackWorker, 'wake'> }) {
   const deps: ConversionsDeps = {
     db: services.db,
     clock: services.clock,

@@ -1,12 +1,11 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import type { Services } from '../services';
 import { CostsBody } from './costs.model';
 import { importCosts } from './costs.service';
 
 /** Daily cost import (docs/costs.md). */
-export function costsRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
+export function costsRoutes(services: AuthDeps) {
   return new Elysia({ name: 'costs-routes' })
     .use(authPlugin(services))
     .post('/api/v1/costs', ({ body, principal }) => importCosts(services, principal, body.rows), {

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import type { Config } from '../config';
 import { strictBody } from '../http/strict-body';
-import type { Services } from '../services';
 import { DestinationInput, DestinationParams, ListDeliveriesQuery } from './postbacks.model';
 import { createDestination, listOrgDeliveries, listOrgDestinations, removeDestination } from './postbacks.service';
 
 /** Where conversions are forwarded, and the log of what was sent (docs/postbacks.md). */
-export function postbacksRoutes(services: Pick<Services, 'db' | 'config' | 'apiKeyCache' | 'sdkKeyCache'>) {
+export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'sessionSecret' | 'postbackAllowPrivate'> }) {
   const deps = { db: services.db, allowPrivate: services.config.postbackAllowPrivate };
   return new Elysia({ name: 'postbacks-routes' })
     .use(authPlugin(services))

@@ -1,15 +1,25 @@
 import { Elysia } from 'elysia';
-import { authPlugin } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { assertSdkPlatform } from '../auth/sdk-keys';
+import type { Config } from '../config';
 import { clientIp } from '../http/client-ip';
-import type { Services } from '../services';
+import type { Clock } from '../shared/ids';
+import type { IpHasher } from '../shared/ip-hash';
+import type { WriteBurst } from '../shared/write-burst';
+import type { InstallForwarder } from './forwarder.service';
 import { forwarderRoutes } from './forwarder.routes';
 import { recordInstall } from './install.service';
 import { createInstallWriter } from './installs.writer';
 import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
-type SdkServices = Pick<Services, 'db' | 'config' | 'clock' | 'ipHasher' | 'installForwarder' | 'apiKeyCache' | 'sdkKeyCache' | 'writeBurst'>;
+type SdkServices = AuthDeps & {
+  config: Pick<Config, 'sessionSecret' | 'trustProxy' | 'trustedProxies' | 'postbackAllowPrivate'>;
+  clock: Clock;
+  ipHasher: IpHasher;
+  installForwarder: InstallForwarder;
+  writeBurst: WriteBurst;
+};
 
 /**
  * The SDK endpoints (SDK key in X-SDK-Key or ?sdk_key=) and the forwarder setting (API key).

@@ -1,13 +1,4 @@
-import { t } from 'elysia';
 import type { ClickRecord } from './click.model';
-
-/**
- * Path models of the tracking routes. Their query strings are parsed by hand on purpose: the
- * landing URL must be read raw (it is decoded layer by layer), repeated names must not turn a
- * redirect into a 400, and the pixel answers its GIF whatever the query holds.
- */
-export const ClickParams = t.Object({ slug: t.String() });
-export const ImpressionParams = t.Object({ campaign: t.String() });
 
 /** The landing URL parameter and its aliases, in order of preference. */
 export const LANDING_PARAMS = ['url', 'u', 'redirect', 'dest', 'r'] as const;

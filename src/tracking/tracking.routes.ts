@@ -1,14 +1,11 @@
-import { Elysia } from 'elysia';
-import type { Server } from 'bun';
 import { clientIp, type ProxyTrust } from '../http/client-ip';
 import { HttpError } from '../http/errors';
 import { internalError, jsonResponse } from '../http/http.plugin';
+import type { NativeRoutes, PeerSource } from '../http/native-routes';
 import type { Config } from '../config';
-import type { Services } from '../services';
 import { answerBatch } from './answer-batch';
 import { openGeoDatabase } from './enrich/geo';
-import { ClickParams, ImpressionParams } from './tracking.model';
-import { handleClick, handleImpression } from './tracking.service';
+import { handleClick, handleImpression, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
@@ -29,11 +26,11 @@ type Answer = Response | Promise<Response>;
  * hasher. The main thread passes its Services; a tracking listener thread (listener.worker.ts)
  * builds its own.
  */
-export type TrackingDeps = Pick<Services, 'linkCache' | 'campaignCache' | 'clickPipeline' | 'clock' | 'ipHasher'> & {
+export type TrackingDeps = ClickDeps & Omit<ImpressionDeps, 'geo'> & {
   config: Pick<Config, 'trustProxy' | 'trustedProxies'>;
 };
 
-/** The two tracking handlers, bound to this node's caches and pipeline; shared by both ways in. */
+/** The two tracking handlers, bound to this node's caches and pipeline. */
 function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config }: TrackingDeps) {
   const clickDeps = { linkCache, clickPipeline, clock };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
@@ -50,22 +47,6 @@ function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHa
     impression: (campaign: string, request: Request, socketIp: string | undefined): Answer =>
       handleImpression(impressionDeps, campaign, requestOf(request, socketIp, performance.now())),
   };
-}
-
-/**
- * The tracking host's routes inside the app (in-process requests, and every method other than
- * GET, which the app answers with 405). They answer on any host: the link's domain binding decides.
- * No query model on purpose (see tracking.model.ts): the handlers read request.url themselves.
- */
-export function trackingRoutes(deps: TrackingDeps) {
-  const handlers = trackingHandlers(deps);
-  return new Elysia({ name: 'tracking' })
-    .get('/c/:slug', ({ params, request, server }) => handlers.click(params.slug, request, server?.requestIP(request)?.address), {
-      params: ClickParams,
-    })
-    .get('/i/:campaign', ({ params, request, server }) => handlers.impression(params.campaign, request, server?.requestIP(request)?.address), {
-      params: ImpressionParams,
-    });
 }
 
 function failure(error: unknown): Response {
@@ -85,20 +66,20 @@ function settle(answer: () => Answer): Response | Promise<Response> {
 
 /**
  * GET /c/{slug} and GET /i/{campaign} as Bun's own routes, skipping the app's per-request hooks
- * (rate and body limits do not apply to these GETs: spec, Limits); same handlers, headers and
- * error bodies as the in-app routes, answers of one loop turn sent together (answer-batch.ts).
+ * (no rate or body limits on these GETs: spec, Limits). Answers of one event-loop turn go out
+ * together (answer-batch.ts); other methods get the app's 405.
  */
 export function nativeTrackingRoutes(deps: TrackingDeps) {
   const handlers = trackingHandlers(deps);
   const batched = answerBatch();
   return {
     '/c/:slug': {
-      GET: (request: Request & { params: { slug: string } }, server: Server<undefined>) =>
+      GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
         batched(settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/i/:campaign': {
-      GET: (request: Request & { params: { campaign: string } }, server: Server<undefined>) =>
+      GET: (request: Request & { params: { campaign: string } }, server: PeerSource) =>
         batched(settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address))),
     },
-  };
+  } satisfies NativeRoutes;
 }

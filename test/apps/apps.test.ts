@@ -11,7 +11,7 @@ import { auditRows, ISO } from '../links/support';
 for (const backend of backends()) {
   describe(`apps API on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/apps', { method: 'POST', headers: auth, json });
     const patch = (auth: Record<string, string>, id: string, json: unknown) => t.request(`/api/v1/apps/${id}`, { method: 'PATCH', headers: auth, json });
     const appRows = (orgId: string) => db.query('SELECT * FROM apps WHERE org_id = $1 ORDER BY id', [orgId]);

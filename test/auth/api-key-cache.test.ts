@@ -67,8 +67,8 @@ for (const backend of backends()) {
     });
 
     test('conversions authenticate from the cache, and a key revoked on another node stores nothing', async () => {
-      const nodeA = await testApp(db);
-      const nodeB = await testApp(db);
+      const nodeA = await testApp(db, {}, { mirror: false, workers: false });
+      const nodeB = await testApp(db, {}, { mirror: false, workers: false });
       const org = await orgWithKey(db);
       const clickId = await insertClick(db, { orgId: org.orgId });
       const seen: (string | null | undefined)[] = [];

@@ -186,8 +186,8 @@ describe('revocation reaches every instance at once', async () => {
   const db = await pglite!.create();
 
   test('two app instances on one database (PGlite)', async () => {
-    const first = await testApp(db);
-    const second = await testApp(db);
+    const first = await testApp(db, {}, { mirror: false, workers: false });
+    const second = await testApp(db, {}, { mirror: false, workers: false });
     await revokedEverywhere(db, first, second);
   });
 
@@ -196,7 +196,7 @@ describe('revocation reaches every instance at once', async () => {
       const { db: one, url } = await createPostgres();
       const two = openPostgres(url, { max: 2 });
       try {
-        await revokedEverywhere(one, await testApp(one), await testApp(two));
+        await revokedEverywhere(one, await testApp(one, {}, { mirror: false, workers: false }), await testApp(two, {}, { mirror: false, workers: false }));
       } finally {
         await two.close();
       }

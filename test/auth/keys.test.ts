@@ -27,7 +27,7 @@ async function signedIn(t: TestApp) {
 for (const backend of backends()) {
   describe(`dashboard API keys on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const create = (cookie: string, name = 'server') => t.request('/api/dashboard/keys', { method: 'POST', headers: { cookie }, json: { name } });
     const list = async (cookie: string) => (await body(await t.request('/api/dashboard/keys', { headers: { cookie } }))).data as Record<string, unknown>[];
     const revoke = (cookie: string, id: string) => t.request(`/api/dashboard/keys/${id}`, { method: 'DELETE', headers: { cookie } });
@@ -161,7 +161,7 @@ for (const backend of backends()) {
       });
 
       test('a key revoked on one instance answers 401 at once on a second instance sharing the database', async () => {
-        const other = await testApp(db);
+        const other = await testApp(db, {}, { mirror: false, workers: false });
         const user = await signedIn(t);
         const key = await body(await create(user.cookie));
         expect(await authenticateApiKey(other.db, key.api_key)).not.toBeNull();

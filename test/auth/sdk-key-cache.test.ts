@@ -52,7 +52,7 @@ for (const backend of backends()) {
     });
 
     test('the SDK endpoints authenticate through the node cache; a wrong key still answers 401', async () => {
-      const t = await testApp(db);
+      const t = await testApp(db, {}, { mirror: false, workers: false });
       const org = await orgWithKey(db);
       const app = await insertApp(db, org.orgId);
       const seen: (string | null | undefined)[] = [];

@@ -19,8 +19,8 @@ const count = async (db: { query: (text: string, params?: unknown[]) => Promise<
 for (const backend of backends()) {
   describe(`sessions on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
-    const secure = await testApp(db, { BASE_URL: 'https://dashboard.example.com' });
+    const t = await testApp(db, {}, { mirror: false, workers: false });
+    const secure = await testApp(db, { BASE_URL: 'https://dashboard.example.com' }, { mirror: false, workers: false });
     const register = (input: Record<string, unknown>) => t.request('/register', { method: 'POST', json: input });
     const keys = (cookie: string) => t.request('/api/dashboard/keys', { headers: { cookie } });
 

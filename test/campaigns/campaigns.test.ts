@@ -8,7 +8,7 @@ import { auditRows, ISO } from '../links/support';
 for (const backend of backends()) {
   describe(`campaigns API on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/campaigns', { method: 'POST', headers: auth, json });
     const campaignRows = (orgId: string) => db.query('SELECT * FROM campaigns WHERE org_id = $1 ORDER BY id', [orgId]);
 

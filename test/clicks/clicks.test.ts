@@ -16,7 +16,7 @@ const CLICK_FIELDS = [
 for (const backend of backends()) {
   describe(`GET /api/v1/clicks on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const list = (query: string, auth: Record<string, string>) => t.request(`/api/v1/clicks${query}`, { headers: auth });
     const insertClicks = (orgId: string, rows: Omit<ClickOverrides, 'orgId'>[]) => Promise.all(rows.map((row) => insertClick(db, { orgId, ...row })));
 

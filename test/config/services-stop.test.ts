@@ -1,6 +1,26 @@
 import { describe, expect, test } from 'bun:test';
+import type { Db } from '../../src/db/db';
 import { testApp } from '../support/app';
 import { backends } from '../support/db';
+
+/** `db`, counting the LISTENs and the postback worker's claims made through it. */
+function watched(db: Db) {
+  const seen = { listens: 0, claims: 0 };
+  const wrapped = new Proxy(db, {
+    get(target, property) {
+      if (property === 'listen') return (...args: Parameters<Db['listen']>) => (seen.listens++, target.listen(...args));
+      if (property === 'query') {
+        return (...args: Parameters<Db['query']>) => {
+          if (args[0].includes('postback_deliveries')) seen.claims++;
+          return target.query(...args);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { seen, wrapped };
+}
 
 /*
  * services.stop() (src/services.ts) stops every part even when one of them fails, so no poller
@@ -33,6 +53,24 @@ for (const backend of backends()) {
       await expect(services.stop()).rejects.toThrow('flush refused');
       expect(stopped).toEqual(['postbacks', 'late matcher', 'link changes', 'mirror']);
       await expect(services.mirror.catchUp()).rejects.toThrow('analytics mirror is stopped');
+    });
+
+    test('left out, the mirror refuses reads and the workers do not run; stop() still succeeds', async () => {
+      const left = watched(db);
+      const { services } = await testApp(left.wrapped, {}, { mirror: false, workers: false });
+      const kept = watched(db);
+      const control = await testApp(kept.wrapped);
+      // The postback worker claims at once when started; nobody else touches postback_deliveries.
+      await Bun.sleep(100);
+      expect(kept.seen).toMatchObject({ listens: 1 });
+      expect(kept.seen.claims).toBeGreaterThan(0);
+      expect(left.seen).toEqual({ listens: 0, claims: 0 });
+      await expect(services.mirror.catchUp()).rejects.toThrow('analytics mirror is off on this node');
+      await expect(services.mirror.query('SELECT 1')).rejects.toThrow('analytics mirror is off on this node');
+      expect(await services.postbackWorker.runOnce()).toBe(0);
+      expect(left.seen.claims).toBeGreaterThan(0);
+      await services.stop();
+      await control.services.stop();
     });
   });
 }

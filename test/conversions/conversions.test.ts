@@ -10,7 +10,7 @@ import { insertCampaign, orgWithKey } from '../support/fixtures';
 for (const backend of backends()) {
   describe(`conversions on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
     const rows = (orgId: string) => db.query<Record<string, any>>('SELECT * FROM conversions WHERE org_id = $1 ORDER BY created_at, id', [orgId]);
 

@@ -13,7 +13,7 @@ import { insertCampaign, orgWithKey } from '../support/fixtures';
 for (const backend of backends()) {
   describe(`conversions written together on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
     const destination = async (auth: Record<string, string>, json: Record<string, unknown>) => {
       const res = await t.request('/api/v1/postback-destinations', { method: 'POST', headers: auth, json });

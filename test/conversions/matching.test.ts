@@ -36,7 +36,7 @@ describe('click id freshness', () => {
 for (const backend of backends()) {
   describe(`conversion matching on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     // These tests run the late matcher themselves, to see what each pass matched.
     await t.services.lateMatcher.stop();
     const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });

@@ -17,7 +17,7 @@ import { sdkCall } from '../sdk/support';
 for (const backend of backends()) {
   describe(`a conversion burst and the mirror on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { MIRROR_INTERVAL_MS: '20' });
+    const t = await testApp(db, { MIRROR_INTERVAL_MS: '20' }, { workers: false });
     const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
     const mirrored = async (orgId: string) =>
       Number((await t.services.mirror.query<{ n: number | bigint }>('SELECT count(*) AS n FROM conversions WHERE org_id = $1', [orgId]))[0]!.n);

@@ -8,7 +8,7 @@ import { insertCampaign, orgWithKey } from '../support/fixtures';
 for (const backend of backends()) {
   describe(`cost import on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false, workers: false });
     const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/costs', { method: 'POST', headers: auth, json });
     const costs = (orgId: string) =>
       db.query<Record<string, any>>("SELECT campaign_id, to_char(day, 'YYYY-MM-DD') AS day, spend, currency, impressions FROM costs WHERE org_id = $1 ORDER BY campaign_id, day", [orgId]);

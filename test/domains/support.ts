@@ -1,4 +1,4 @@
-import { createApp } from '../../src/app';
+import { createServing } from '../../src/app';
 import type { Db } from '../../src/db/db';
 import type { TxtResolver } from '../../src/domains/txt-lookup';
 import { testApp, TEST_BASE_URL } from '../support/app';
@@ -35,13 +35,13 @@ export function fakeDns() {
 export async function appWithDns(db: Db, env: Record<string, string> = {}) {
   const t = await testApp(db, env);
   const dns = fakeDns();
-  const app = createApp({ ...t.services, resolveTxt: dns.resolveTxt });
+  const app = createServing({ ...t.services, resolveTxt: dns.resolveTxt });
   const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (json !== undefined) headers.set('content-type', 'application/json');
     const url = path.startsWith('http') ? path : `${TEST_BASE_URL}${path}`;
-    return app.handle(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
+    return app.fetch(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
   };
   return { ...t, app, request, dns };
 }

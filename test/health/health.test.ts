@@ -26,7 +26,7 @@ function switchable(db: Db) {
 
 async function expectUnhealthy(db: Db) {
   const flaky = switchable(db);
-  const t = await testApp(flaky.db);
+  const t = await testApp(flaky.db, {}, { mirror: false, workers: false });
   flaky.state.down = true;
   const res = await t.request('/api/health');
   expect(res.status).toBe(503);
@@ -41,7 +41,7 @@ for (const backend of backends()) {
     const db = await backend.create();
 
     test('answers 200 {status, db, latencyMs, version} when the database answers', async () => {
-      const t = await testApp(db);
+      const t = await testApp(db, {}, { mirror: false, workers: false });
       const res = await t.request('/api/health');
       expect(res.status).toBe(200);
       expectSecurityHeaders(res);
@@ -56,7 +56,7 @@ for (const backend of backends()) {
     });
 
     test('needs no credentials and refuses other methods with 405', async () => {
-      const t = await testApp(db);
+      const t = await testApp(db, {}, { mirror: false, workers: false });
       const res = await t.request('/api/health', { method: 'POST' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET');
@@ -72,7 +72,7 @@ describe('an unreachable database', () => {
   test('PGlite that has been closed answers 503', async () => {
     const closed = await openPglite();
     await migrate(closed);
-    const t = await testApp(closed);
+    const t = await testApp(closed, {}, { mirror: false, workers: false });
     await closed.close();
     const res = await t.request('/api/health');
     expect(res.status).toBe(503);
@@ -108,7 +108,7 @@ describe('an unreachable database', () => {
     test('Postgres whose database was dropped under it answers 503, and 200 before that', async () => {
       const { url, name } = await createPostgres();
       const db = openPostgres(url, { max: 2 });
-      const t = await testApp(db);
+      const t = await testApp(db, {}, { mirror: false, workers: false });
       expect((await t.request('/api/health')).status).toBe(200);
       const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
       try {

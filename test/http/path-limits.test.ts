@@ -1,6 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { createApp } from '../../src/app';
+import { createServing } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { rateLimitGroup, type RateLimiter } from '../../src/http/rate-limit';
 import { createServices } from '../../src/services';
@@ -53,12 +53,12 @@ async function recordingApp() {
   };
   services.rateLimiter = recorder;
   onBeforeClose(db, () => services.stop());
-  const app = createApp(services);
+  const app = createServing(services);
   /** Sends one request; answers its status and the groups it was counted in. */
   const send = async (method: string, url: string) => {
     counted = [];
     const json = method !== 'GET' && method !== 'DELETE';
-    const response = await app.handle(
+    const response = await app.fetch(
       new Request(url, { method, headers: json ? { 'content-type': 'application/json' } : {}, body: json ? '{}' : undefined }),
     );
     return { status: response.status, body: await response.text(), counted };
@@ -81,7 +81,7 @@ describe('the path that is routed is the path that is limited', async () => {
   });
 
   test('no route of the app is reachable under a trailing or a repeated slash', async () => {
-    for (const route of app.routes) {
+    for (const route of app.app.routes) {
       const path = route.path.replace(/:[^/]+/g, 'x1234').replace('*', 'x');
       const exact = await send(route.method, `${TEST_BASE_URL}${path}`);
       expect({ path, counted: exact.counted }).toEqual({ path, counted: rateLimitGroup(path) ? [rateLimitGroup(path)!.group] : [] });

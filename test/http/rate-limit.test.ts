@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
 import { ulid } from 'ulid';
-import { createApp } from '../../src/app';
+import { createServing } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { clientIp, normaliseIp, rateLimitKey } from '../../src/http/client-ip';
 import { memoryRateLimiter, rateLimitGroup, redisRateLimiter } from '../../src/http/rate-limit';
@@ -132,7 +132,7 @@ describe('rate limits through the app', async () => {
 
   test('behind a trusted proxy: 20 sign-in calls a minute per client, then 429 with Retry-After in the spec shape', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const client = { 'x-forwarded-for': '198.51.100.20' };
     for (let i = 0; i < 20; i++) expect((await login(t, client)).status).toBe(400);
     const limited = await login(t, client);
@@ -154,7 +154,7 @@ describe('rate limits through the app', async () => {
 
   test('IPv6 clients are counted per /64', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: 'on' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: 'on' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `2001:db8:aa:1::${(i + 1).toString(16)}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '2001:db8:aa:1:ffff:ffff:ffff:ffff' })).status).toBe(429);
     expect((await login(t, { 'x-forwarded-for': '2001:db8:aa:2::1' })).status).toBe(400);
@@ -162,20 +162,20 @@ describe('rate limits through the app', async () => {
 
   test('security: without TRUST_PROXY a forged X-Forwarded-For does not change the identity', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on' });
+    const t = await testApp(db, { RATE_LIMIT: 'on' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.250' })).status).toBe(429);
   });
 
   test('security: behind one proxy, entries the client prepends are not trusted', async () => {
     await awayFromWindowEnd();
-    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' });
+    const t = await testApp(db, { RATE_LIMIT: 'on', TRUST_PROXY: '1' }, { mirror: false, workers: false });
     for (let i = 0; i < 20; i++) expect((await login(t, { 'x-forwarded-for': `203.0.113.${i}, 192.0.2.44` })).status).toBe(400);
     expect((await login(t, { 'x-forwarded-for': '203.0.113.99, 192.0.2.44' })).status).toBe(429);
   });
 
   test('RATE_LIMIT=off switches limits off', async () => {
-    const t = await testApp(db, { RATE_LIMIT: 'off' });
+    const t = await testApp(db, { RATE_LIMIT: 'off' }, { mirror: false, workers: false });
     for (let i = 0; i < 25; i++) expect((await login(t)).status).toBe(400);
   });
 
@@ -194,10 +194,10 @@ describe('rate limits through the app', async () => {
         const services = await createServices(config, db);
         await services.rateLimiter.close();
         services.rateLimiter = redisRateLimiter(config.redisUrl!, { namespace: ns });
-        const app = createApp(services);
+        const serving = createServing(services);
         return {
-          request: (path: string, init: RequestInit & { json?: unknown } = {}) =>
-            app.handle(new Request(`${TEST_BASE_URL}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(init.json) })),
+          request: async (path: string, init: RequestInit & { json?: unknown } = {}) =>
+            serving.fetch(new Request(`${TEST_BASE_URL}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(init.json) })),
           // services.stop() closes the limiter it was built with; the Redis one put in its place is closed here.
           stop: async () => {
             await services.stop();

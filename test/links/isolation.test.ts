@@ -26,7 +26,7 @@ async function populate(t: TestApp, org: Org, tag: string) {
 for (const backend of backends()) {
   describe(`two-organization isolation on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false });
     const publishes = recordPublishes(t.services.linkChanges);
     const a = await populate(t, await orgWithKey(db, 'A'), 'a');
     const b = await populate(t, await orgWithKey(db, 'B'), 'b');

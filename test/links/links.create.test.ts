@@ -7,7 +7,7 @@ import { auditRows, ISO, recordPublishes } from './support';
 for (const backend of backends()) {
   describe(`links API, create, on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false });
     const publishes = recordPublishes(t.services.linkChanges);
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/links', { method: 'POST', headers: auth, json });
     const linkCount = async (orgId: string) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM links WHERE org_id = $1', [orgId]))[0]!.n;

@@ -8,7 +8,7 @@ import { auditRows, recordPublishes } from './support';
 for (const backend of backends()) {
   describe(`links API, read, update and auth, on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db);
+    const t = await testApp(db, {}, { mirror: false });
     const publishes = recordPublishes(t.services.linkChanges);
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/links', { method: 'POST', headers: auth, json });
     const patch = (auth: Record<string, string>, id: string, json: unknown) => t.request(`/api/v1/links/${id}`, { method: 'PATCH', headers: auth, json });

@@ -27,9 +27,8 @@ const FAST: PostbackWorkerOptions = {
 for (const backend of backends()) {
   describe(`outbound postbacks on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' });
     // Each test drives its own worker, with short delays, instead of the app's.
-    await t.services.postbackWorker.stop();
+    const t = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' }, { mirror: false, workers: false });
 
     const destination = async (auth: Record<string, string>, json: Record<string, unknown>) => {
       const res = await t.request('/api/v1/postback-destinations', { method: 'POST', headers: auth, json });
@@ -340,7 +339,7 @@ for (const backend of backends()) {
       const org = await orgWithKey(db);
       const server = receiver(() => 'hang');
       await destination(org.auth, { url: `${server.url}/never` });
-      const live = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' });
+      const live = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' }, { mirror: false });
       const res = await live.request('/api/v1/conversions', { method: 'POST', headers: org.auth, json: { click_id: 'live-click' } });
       expect(res.status).toBe(201);
       // The app's own worker picks the delivery up (woken by the commit) and is still waiting on it.

@@ -14,8 +14,8 @@ for (const backend of backends()) {
   describe(`postback destinations on ${backend.name}`, async () => {
     const db = await backend.create();
     // Production rules: private and loopback targets are refused.
-    const t = await testApp(db);
-    const open = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' });
+    const t = await testApp(db, {}, { mirror: false, workers: false });
+    const open = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' }, { mirror: false, workers: false });
     const create = (auth: Record<string, string>, json: unknown, app = t) => app.request('/api/v1/postback-destinations', { method: 'POST', headers: auth, json });
 
     test('create, list and delete a destination; the secret is shown only at creation', async () => {

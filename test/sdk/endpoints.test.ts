@@ -9,7 +9,7 @@ import { mirrored, sdkCall } from './support';
 for (const backend of backends()) {
   describe(`SDK endpoints on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { TRUST_PROXY: '1' });
+    const t = await testApp(db, { TRUST_PROXY: '1' }, { workers: false });
     const { ipHasher } = t.services;
 
     /** An app, a device and (unless told otherwise) its install. */

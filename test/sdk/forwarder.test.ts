@@ -34,7 +34,7 @@ afterAll(() => servers.forEach((s) => s.stop(true)));
 for (const backend of backends()) {
   describe(`install forwarder on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' });
+    const t = await testApp(db, { POSTBACK_ALLOW_PRIVATE: '1' }, { mirror: false, workers: false });
 
     async function appWithForwarder(target: string, extra: Record<string, unknown> = {}) {
       const org = await orgWithKey(db);
@@ -81,7 +81,7 @@ for (const backend of backends()) {
       });
 
       test('private destinations are refused unless POSTBACK_ALLOW_PRIVATE is set', async () => {
-        const strict = await testApp(db);
+        const strict = await testApp(db, {}, { mirror: false, workers: false });
         const org = await orgWithKey(db);
         const app = await sdkApp(db, org.orgId);
         const res = await strict.request(`/api/v1/apps/${app.appId}/forwarder`, { method: 'PUT', headers: org.auth, json: { url: 'http://169.254.169.254/latest' } });

@@ -17,7 +17,7 @@ const INSTALL_SHAPE = {
 for (const backend of backends()) {
   describe(`POST /api/sdk/v1/install on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { TRUST_PROXY: '1', POSTBACK_ALLOW_PRIVATE: '1' });
+    const t = await testApp(db, { TRUST_PROXY: '1', POSTBACK_ALLOW_PRIVATE: '1' }, { mirror: false, workers: false });
     const { ipHasher } = t.services;
 
     async function newApp(input: Parameters<typeof sdkApp>[2] = {}) {
@@ -251,7 +251,7 @@ for (const backend of backends()) {
       });
 
       test('/api/sdk/* is limited to 600 requests per minute per address', async () => {
-        const limited = await testApp(db, { TRUST_PROXY: '1', RATE_LIMIT: 'on' });
+        const limited = await testApp(db, { TRUST_PROXY: '1', RATE_LIMIT: 'on' }, { mirror: false, workers: false });
         const app = await newApp();
         // 601 calls can take seconds on a busy machine: start them early in a window.
         await awayFromWindowEnd(30_000);

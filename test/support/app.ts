@@ -1,7 +1,7 @@
-import { createApp, type App } from '../../src/app';
+import { createServing, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Db } from '../../src/db/db';
-import { createServices, type Services } from '../../src/services';
+import { createServices, type Services, type ServicesOptions } from '../../src/services';
 import { onBeforeClose } from './db';
 import { tempDir } from './temp-dir';
 
@@ -10,7 +10,10 @@ export interface TestApp {
   services: Services;
   db: Db;
   config: Config;
-  /** app.handle with a base of http://api.test.local; `path` may be absolute to pick another host. */
+  /**
+   * The node's own dispatch (createServing): GET /c and /i to their handlers as Bun's router
+   * would, the rest to the app. Base http://api.test.local; an absolute `path` picks another host.
+   */
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
 }
 
@@ -20,9 +23,10 @@ export const TEST_TRACKING_URL = 'http://track.test.local';
 
 /**
  * An in-process app on `db` (from test/support/db.ts). Environment overrides go through the
- * real config parser. Rate limiting is off unless the test turns it on.
+ * real config parser. Rate limiting is off unless the test turns it on. `options` leaves out the
+ * DuckDB mirror or the background workers (createServices) where a test never reads or waits on them.
  */
-export async function testApp(db: Db, env: Record<string, string> = {}): Promise<TestApp> {
+export async function testApp(db: Db, env: Record<string, string> = {}, options: Pick<ServicesOptions, 'mirror' | 'workers'> = {}): Promise<TestApp> {
   const config = loadConfig({
     DATA_DIR: tempDir('test'),
     BASE_URL: TEST_BASE_URL,
@@ -32,17 +36,17 @@ export async function testApp(db: Db, env: Record<string, string> = {}): Promise
     RATE_LIMIT: 'off',
     ...env,
   });
-  const services = await createServices(config, db);
+  const services = await createServices(config, db, options);
   onBeforeClose(db, () => services.stop());
-  const app = createApp(services);
-  const request = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+  const serving = createServing(services);
+  const request = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const { json, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (json !== undefined) headers.set('content-type', 'application/json');
     const url = path.startsWith('http') ? path : `${TEST_BASE_URL}${path}`;
-    return app.handle(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
+    return serving.fetch(new Request(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body }));
   };
-  return { app, services, db, config, request };
+  return { app: serving.app, services, db, config, request };
 }
 
 /** Response bodies in tests are checked field by field; `any` keeps those checks short. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { createApp } from '../../src/app';
+import { createServing } from '../../src/app';
 import { openPostgres } from '../../src/db/postgres';
 import { createLinkChanges, domainChange } from '../../src/links/link-changes';
 import { createLinkCache, normaliseHost, type CompiledLink } from '../../src/tracking/link-cache';
@@ -177,8 +177,8 @@ if (process.env.DATABASE_URL) {
     afterAll(() => stopNodeB());
     const { db: first, url } = await createPostgres();
     const second = openPostgres(url, { max: 4 });
-    const nodeA = await testApp(first);
-    const nodeB = await testApp(second);
+    const nodeA = await testApp(first, {}, { mirror: false });
+    const nodeB = await testApp(second, {}, { mirror: false });
     stopNodeB = async () => {
       await nodeB.services.stop();
       await second.close();
@@ -219,11 +219,11 @@ if (process.env.DATABASE_URL) {
 
     test("a domain's verification on one node starts and stops its links on the other through NOTIFY", async () => {
       const dns = fakeDns();
-      const appA = createApp({ ...nodeA.services, resolveTxt: dns.resolveTxt });
+      const appA = createServing({ ...nodeA.services, resolveTxt: dns.resolveTxt });
       const host = `two-nodes-${randomSlug()}.example.com`;
       const verify = async () => {
         const heard = heardOnB(`domain:${host}`);
-        const res = await appA.handle(new Request(`${TEST_BASE_URL}/api/v1/domains/${host}/verify`, { method: 'POST', headers: org.auth }));
+        const res = await appA.fetch(new Request(`${TEST_BASE_URL}/api/v1/domains/${host}/verify`, { method: 'POST', headers: org.auth }));
         expect(res.status).toBe(200);
         await heard;
         return body(res);

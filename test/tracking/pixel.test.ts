@@ -22,7 +22,7 @@ function expectTransparentGif(bytes: Uint8Array) {
 for (const backend of backends()) {
   describe(`GET /i/{campaign} on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { TRUST_PROXY: '1' });
+    const t = await testApp(db, { TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const org = await orgWithKey(db);
     const pixel = (path: string, ip = '8.8.8.8', headers: Record<string, string> = {}) =>
       t.request(`${TEST_TRACKING_URL}${path}`, { headers: { 'user-agent': ANDROID, 'x-forwarded-for': ip, ...headers } });

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { createServing } from '../../src/app';
+import { forwardTo, startForwardReceiver } from '../../src/http/forwarding';
 import { backends } from '../support/db';
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';
 import { insertLink, orgWithKey, verifiedDomain } from '../support/fixtures';
@@ -12,7 +14,7 @@ const clickIdOf = (location: string) => new URL(location).searchParams.get('svc_
 for (const backend of backends()) {
   describe(`GET /c/{slug} on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, { TRUST_PROXY: '1' });
+    const t = await testApp(db, { TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const org = await orgWithKey(db);
     const click = (path: string, headers: Record<string, string> = {}, base = TEST_TRACKING_URL) =>
       t.request(`${base}${path}`, { headers: { 'user-agent': IPHONE, 'x-forwarded-for': '8.8.8.8', ...headers } });
@@ -223,6 +225,22 @@ for (const backend of backends()) {
         expect((await click(`/c/${plain.slug}`, {}, 'http://go.brand.example')).status).toBe(404);
         expect((await click(`/c/${plain.slug}`, {}, 'http://api.test.local')).status).toBe(404);
       });
+
+      test('other methods on /c and /i answer 405 with Allow: GET and the security headers, and record nothing', async () => {
+        const { slug, linkId } = await insertLink(db, org.orgId);
+        for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
+          for (const path of [`/c/${slug}`, '/i/some-campaign']) {
+            const res = await t.request(`${TEST_TRACKING_URL}${path}`, { method });
+            expect(res.status).toBe(405);
+            expect(res.headers.get('allow')).toBe('GET');
+            expect(await body(res)).toEqual({ error: 'method not allowed' });
+            expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+            expect(res.headers.get('x-frame-options')).toBe('DENY');
+            expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+          }
+        }
+        expect(await clicksOf(linkId)).toBe(0);
+      });
     });
 
     describe('security', () => {
@@ -266,6 +284,27 @@ for (const backend of backends()) {
         const res = await click('/c/a%00b');
         expect(res.status).toBe(404);
         expect(await body(res)).toEqual({ error: 'link not found' });
+      });
+    });
+
+    describe('handed over by a tracking listener thread', () => {
+      test('a forwarded click reaches the click handler, with the peer the listener saw', async () => {
+        // As main.ts wires it: the receiver hands forwarded requests to the node's dispatch.
+        const serving = createServing(t.services);
+        const receiver = startForwardReceiver(serving);
+        const main = Bun.serve({ port: 0, fetch: () => new Response('main') });
+        serving.app.server = receiver.serverFor(main);
+        const listener = Bun.serve({ port: 0, fetch: forwardTo(receiver.target) });
+        try {
+          const { slug } = await insertLink(db, org.orgId);
+          const res = await fetch(`http://127.0.0.1:${listener.port}/c/${slug}`, { redirect: 'manual', headers: { host: new URL(TEST_TRACKING_URL).host, 'user-agent': IPHONE } });
+          expect(res.status).toBe(302);
+          expect((await stored(clickIdOf(res.headers.get('location')!)))!.ip).toBe('127.0.0.1');
+        } finally {
+          listener.stop(true);
+          main.stop(true);
+          await receiver.stop();
+        }
       });
     });
 

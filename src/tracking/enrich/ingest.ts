@@ -1,4 +1,4 @@
-import type { Services } from '../../services';
+import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';
 import { openGeoDatabase } from './geo';
@@ -24,7 +24,7 @@ let shippedRanges: EngineRanges | undefined;
  * it needs (geo database, crawler ranges) is loaded here, synchronously and once; enrich() then
  * does no I/O.
  */
-export function createIngestion(services: Pick<Services, 'ipHasher'>, options: IngestionOptions = {}): Ingestion {
+export function createIngestion(services: { ipHasher: IpHasher }, options: IngestionOptions = {}): Ingestion {
   const context: StepContext = {
     geo: openGeoDatabase(options.geoDatabase),
     crawlers: createCrawlerVerifier(options.ranges ?? (shippedRanges ??= loadShippedRanges())),
