@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -27,9 +27,13 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `bun src/main.ts` as a real process and waits until /api/health answers.
  * Pass DATABASE_URL in env for Postgres; without it the server uses PGlite under its own DATA_DIR.
- * Reuse `dataDir` to restart a server on the same embedded store.
+ * Reuse `dataDir` to restart a server on the same embedded store. `wrapper` runs it under a
+ * command that forks it, e.g. `unshare --fork`: stop then signals that command's child.
  */
-export async function startServer(env: Record<string, string> = {}, options: { dataDir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { dataDir?: string; timeoutMs?: number; wrapper?: string[] } = {},
+): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-e2e-'));
   const fullEnv: Record<string, string> = {
@@ -43,7 +47,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
   };
   if (!('DATABASE_URL' in env)) delete fullEnv.DATABASE_URL;
   let out = '';
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
+  const proc = Bun.spawn([...(options.wrapper ?? []), process.execPath, join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: fullEnv,
     stdout: 'pipe',
@@ -77,8 +81,18 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     dataDir,
     output: () => out,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        if (options.wrapper) process.kill(childOf(proc.pid), signal);
+        else proc.kill(signal);
+      }
       return proc.exited;
     },
   };
+}
+
+/** The one child of `pid` (a wrapper that forked the server), by its pid as this process sees it. */
+function childOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  if (children.length !== 1) throw new Error(`expected one child of ${pid}, found ${children.length}`);
+  return Number(children[0]);
 }
