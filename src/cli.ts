@@ -128,7 +128,7 @@ export async function runCli(argv: string[]): Promise<number> {
       console.error(`configuration error: ${error.message}`);
       return 78;
     }
-    // CliFailure, EmbeddedStoreBusy ("held by a running server"), HttpError ("email taken"),
+    // CliFailure, DataDirBusy ("held by a running process"), HttpError ("email taken"),
     // an unreachable database: each message already says what is wrong.
     console.error(`error: ${errorMessage(error)}`);
     return 1;

@@ -3,7 +3,7 @@ import './apply-runtime-options';
 import { createServing } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
 import type { Db } from './db/db';
-import { EmbeddedStoreBusy } from './db/embedded-lock';
+import { DataDirBusy, lockDataDir, type DataDirLock } from './db/data-dir-lock';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';
 import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
@@ -21,7 +21,7 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-/** boot: config -> db -> migrate -> services -> app -> listen; SIGTERM/SIGINT stop gracefully. */
+/** boot: config -> DATA_DIR lock -> db -> migrate -> services -> app -> listen; SIGTERM/SIGINT stop gracefully. */
 async function main() {
   let config: Config;
   try {
@@ -30,11 +30,20 @@ async function main() {
     if (error instanceof ConfigError) fail(78, `configuration error: ${error.message}`);
     throw error;
   }
+  // Held until the process ends, taken before the store, journal or mirror opens. Only the
+  // session secret loadConfig may have generated comes first: it is linked into place
+  // atomically and meant to be shared (the CLI on Postgres reads it beside a running server).
+  let dataDirLock: DataDirLock;
+  try {
+    dataDirLock = lockDataDir(config);
+  } catch (error) {
+    if (error instanceof DataDirBusy) fail(1, `cannot start: ${error.message}`);
+    fail(1, `cannot lock DATA_DIR: ${(error as Error).message}`);
+  }
   let db: Db;
   try {
-    db = await openDb(config);
+    db = await openDb(config, dataDirLock);
   } catch (error) {
-    if (error instanceof EmbeddedStoreBusy) fail(1, `cannot start: ${error.message}`);
     fail(1, `cannot open the database: ${(error as Error).message}`);
   }
   try {
@@ -84,7 +93,7 @@ async function main() {
     setTimeout(() => fail(1, `${signal}: in-flight work did not finish within ${STOP_DEADLINE_MS} ms; exiting`), STOP_DEADLINE_MS).unref();
     // Order matters: no new requests, then the ones in flight finish (those the listener
     // threads forwarded too), then pipelines flush into the stores, then the stores close
-    // (PGlite writes its files on close).
+    // (PGlite writes its files on close), then DATA_DIR is let go.
     try {
       // Threads still starting are let start, then stopped like the others.
       const listeners = await listenersStarting.catch(() => undefined);
@@ -92,6 +101,7 @@ async function main() {
       await forwarding?.stop();
       await services.stop({ deadline });
       await db.close();
+      dataDirLock.release();
     } catch (error) {
       fail(1, `${signal}: stop failed: ${(error as Error).message}`);
     }

@@ -1,16 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config';
+import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import type { Db } from './db';
-import { lockEmbeddedStore } from './embedded-lock';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
 
-/** Postgres when DATABASE_URL is set, otherwise the embedded PGlite store under DATA_DIR. */
-export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Db> {
+/**
+ * Postgres when DATABASE_URL is set, otherwise the embedded PGlite store under DATA_DIR. The
+ * embedded store opens under `lock` when the caller holds DATA_DIR already (the server), else
+ * under a lock of its own, released on close.
+ */
+export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, lock?: DataDirLock): Promise<Db> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
-  mkdirSync(config.dataDir, { recursive: true });
-  const unlock = lockEmbeddedStore(config.dataDir);
+  if (lock && lock.dataDir !== config.dataDir) throw new Error(`the lock held is on ${lock.dataDir}, not on ${config.dataDir}`);
+  const unlock = lock ? () => {} : lockDataDir(config).release;
   try {
     const db = await openPglite(join(config.dataDir, 'pglite'));
     return {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { acquirePidLock } from '../shared/pid-lock';
+import { lockFile } from '../shared/file-lock';
 
 /**
  * An append-only journal of JSON lines in numbered segment files. The active segment is a shared
@@ -283,10 +283,8 @@ const heldHere = new Set<string>();
 function lockDir(dir: string): () => void {
   const file = join(dir, LOCK_FILE);
   if (heldHere.has(file)) throw new JournalBusy(`the click journal in ${dir} is already open in this process`);
-  const release = acquirePidLock(file, (holder) =>
-    holder
-      ? new JournalBusy(`the click journal in ${dir} is held by a running process (pid ${holder}); give each node its own DATA_DIR`)
-      : new JournalBusy(`could not lock the click journal in ${dir}`),
+  const release = lockFile(file, (holder) =>
+    new JournalBusy(`the click journal in ${dir} is held by a running process${holder ? ` (pid ${holder})` : ''}; give each node its own DATA_DIR`),
   );
   heldHere.add(file);
   return () => {

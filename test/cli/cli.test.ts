@@ -164,7 +164,7 @@ describe('cli and a running server', () => {
       const run = await runBun(['src/cli.ts', 'org', 'create', '--name', 'Blocked'], { DATA_DIR: server.dataDir });
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toContain(`held by a running server (pid ${server.proc.pid})`);
+      expect(run.stderr).toContain(`DATA_DIR ${server.dataDir} is held by a running process (pid ${server.proc.pid})`);
       expect(run.stderr).toContain('DATABASE_URL');
     } finally {
       exit = await server.stop();

@@ -1,8 +1,11 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPostgres } from '../support/db';
 import { registerOver } from '../support/over-http';
 import { runBun } from '../support/process';
-import { freePort, startServer, waitForOutput } from '../support/server';
+import { freePort, startServer, waitForOutput, type RunningServer } from '../support/server';
 import { tempDir } from '../support/temp-dir';
 import { eventually } from '../support/wait';
 
@@ -136,16 +139,92 @@ describe('graceful stop', () => {
       expect(await second.stop()).toBe(0);
     }
   });
+});
+
+describe('one process per DATA_DIR: a flock held for its life, whatever pid the lock file names', () => {
+  const lockFileOf = (dataDir: string) => join(dataDir, 'data.lock');
+  const rejection = (result: PromiseSettledResult<RunningServer>) => (result.status === 'rejected' ? (result.reason as Error).message : '');
 
   test('a second server on a DATA_DIR in use refuses to start and says who holds it', async () => {
     const first = await startServer({}, { timeoutMs: BOOT_MS });
     try {
       const second = await runBun(['src/main.ts'], { DATA_DIR: first.dataDir, PORT: String(await freePort()), SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789' });
       expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`held by a running server (pid ${first.proc.pid})`);
+      expect(second.stderr).toContain(`cannot start: DATA_DIR ${first.dataDir} is held by a running process (pid ${first.proc.pid}); stop it first`);
+      expect((await fetch(`${first.url}/api/health`)).status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    expect(existsSync(lockFileOf(first.dataDir))).toBe(false);
+  });
+
+  test('two servers started at once on one DATA_DIR: exactly one listens, the other exits 1 saying it is held', async () => {
+    const dataDir = tempDir('boot');
+    const starts = await Promise.allSettled([startServer({}, { dataDir, timeoutMs: BOOT_MS }), startServer({}, { dataDir, timeoutMs: BOOT_MS })]);
+    const up = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+    try {
+      expect(up).toHaveLength(1);
+      const refused = starts.map(rejection).join('');
+      expect(refused).toContain('server exited with 1');
+      expect(refused).toContain(`cannot start: DATA_DIR ${dataDir} is held by a running process`);
+      expect((await fetch(`${up[0]!.url}/api/health`)).status).toBe(200);
+    } finally {
+      for (const server of up) expect(await server.stop()).toBe(0);
+    }
+  });
+
+  test('the lock file of a server killed with SIGKILL, naming its pid, does not block the next start', async () => {
+    const dataDir = tempDir('boot');
+    const killed = await startServer({}, { dataDir, timeoutMs: BOOT_MS });
+    await killed.stop('SIGKILL');
+    expect(readFileSync(lockFileOf(dataDir), 'utf8').trim()).toBe(String(killed.proc.pid));
+    const next = await startServer({}, { dataDir, timeoutMs: BOOT_MS });
+    try {
+      expect(readFileSync(lockFileOf(dataDir), 'utf8').trim()).toBe(String(next.proc.pid));
+    } finally {
+      expect(await next.stop()).toBe(0);
+    }
+  });
+
+  test('two servers that are both pid 1, each in a pid namespace of its own: only one holds the DATA_DIR', async () => {
+    const inNamespace = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child'];
+    const probe = Bun.spawnSync([...inNamespace, process.execPath, '-e', 'console.log(process.pid)'], { stderr: 'pipe' });
+    if (probe.exitCode !== 0 || probe.stdout.toString().trim() !== '1') {
+      throw new Error(`this test needs pid namespaces (\`unshare --pid --fork --mount-proc\`, as root); this machine refused: ${probe.stderr.toString().trim() || `exit ${probe.exitCode}, pid ${probe.stdout.toString().trim()}`}`);
+    }
+    const dataDir = tempDir('boot');
+    const first = await startServer({}, { dataDir, timeoutMs: BOOT_MS, wrapper: inNamespace });
+    try {
+      expect(readFileSync(lockFileOf(dataDir), 'utf8').trim()).toBe('1');
+      const second = await Promise.allSettled([startServer({}, { dataDir, timeoutMs: BOOT_MS, wrapper: inNamespace })]);
+      if (second[0]!.status === 'fulfilled') await second[0]!.value.stop();
+      expect(rejection(second[0]!)).toContain(`cannot start: DATA_DIR ${dataDir} is held by a running process (pid 1)`);
       expect((await fetch(`${first.url}/api/health`)).status).toBe(200);
     } finally {
       expect(await first.stop()).toBe(0);
     }
   });
+
+  if (process.env.DATABASE_URL) {
+    test('on Postgres too a second node on the DATA_DIR refuses before opening anything; the CLI runs beside it', async () => {
+      const { url } = await createPostgres({ migrated: false });
+      const first = await startServer({ DATABASE_URL: url }, { timeoutMs: BOOT_MS });
+      try {
+        const second = await runBun(['src/main.ts'], {
+          DATA_DIR: first.dataDir,
+          DATABASE_URL: url,
+          PORT: String(await freePort()),
+          SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789',
+        });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain(`cannot start: DATA_DIR ${first.dataDir} is held by a running process (pid ${first.proc.pid}); give each node its own DATA_DIR`);
+        expect(second.stdout).not.toContain('migrations applied');
+        const cli = await runBun(['src/cli.ts', 'org', 'create', '--name', 'Beside a node'], { DATA_DIR: first.dataDir, DATABASE_URL: url });
+        expect(cli.code).toBe(0);
+        expect((await fetch(`${first.url}/api/health`)).status).toBe(200);
+      } finally {
+        expect(await first.stop()).toBe(0);
+      }
+    });
+  }
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { ROOT } from './process';
@@ -26,9 +27,13 @@ export async function freePort(): Promise<number> {
 /**
  * Starts `bun src/main.ts` as a real process and waits until /api/health answers.
  * Pass DATABASE_URL in env for Postgres; without it the server uses PGlite under its own DATA_DIR.
- * Reuse `dataDir` to restart a server on the same embedded store.
+ * Reuse `dataDir` to restart a server on the same embedded store. `wrapper` runs it under a
+ * command that forks it, e.g. `unshare --fork`: stop then signals that command's child.
  */
-export async function startServer(env: Record<string, string> = {}, options: { dataDir?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { dataDir?: string; timeoutMs?: number; wrapper?: string[] } = {},
+): Promise<RunningServer> {
   const port = Number(env.PORT ?? (await freePort()));
   const dataDir = options.dataDir ?? tempDir('e2e');
   const fullEnv: Record<string, string> = {
@@ -42,7 +47,7 @@ export async function startServer(env: Record<string, string> = {}, options: { d
   };
   if (!('DATABASE_URL' in env)) delete fullEnv.DATABASE_URL;
   let out = '';
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'main.ts')], {
+  const proc = Bun.spawn([...(options.wrapper ?? []), process.execPath, join(ROOT, 'src', 'main.ts')], {
     cwd: ROOT,
     env: fullEnv,
     stdout: 'pipe',
@@ -76,7 +81,10 @@ export async function startServer(env: Record<string, string> = {}, options: { d
     dataDir,
     output: () => out,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        if (options.wrapper) process.kill(childOf(proc.pid), signal);
+        else proc.kill(signal);
+      }
       return proc.exited;
     },
   };
@@ -87,4 +95,11 @@ export async function waitForOutput(server: RunningServer, text: string, timeout
   await eventually(() => server.output().includes(text), { timeoutMs, everyMs: 20 }).catch(() => {
     throw new Error(`the server did not print ${JSON.stringify(text)} within ${timeoutMs} ms:\n${server.output()}`);
   });
+}
+
+/** The one child of `pid` (a wrapper that forked the server), by its pid as this process sees it. */
+function childOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  if (children.length !== 1) throw new Error(`expected one child of ${pid}, found ${children.length}`);
+  return Number(children[0]);
 }

@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config';
+import { lockFile } from '../shared/file-lock';
+
+export class DataDirBusy extends Error {}
+
+/** Held by the process that owns a DATA_DIR; `release` is for a clean stop (an exit releases it too). */
+export interface DataDirLock {
+  dataDir: string;
+  release(): void;
+}
+
+/** The lock's file; it holds the owner's pid, for operators. */
+export const DATA_DIR_LOCK_FILE = 'data.lock';
+
+/**
+ * One process per DATA_DIR: PGlite is single-process, and two nodes would replay and delete each
+ * other's click journal and share one DuckDB mirror. The server takes this on either backend
+ * before it opens anything in the directory; the CLI takes it on the embedded store only.
+ */
+export function lockDataDir(config: Pick<Config, 'dataDir' | 'databaseUrl'>): DataDirLock {
+  const { dataDir } = config;
+  mkdirSync(dataDir, { recursive: true });
+  const advice = config.databaseUrl ? 'give each node its own DATA_DIR' : 'stop it first, or set DATABASE_URL to use Postgres';
+  const release = lockFile(join(dataDir, DATA_DIR_LOCK_FILE), (holder) =>
+    new DataDirBusy(`DATA_DIR ${dataDir} is held by a running process${holder ? ` (pid ${holder})` : ''}; ${advice}`),
+  );
+  return { dataDir, release };
+}
