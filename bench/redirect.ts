@@ -5,6 +5,9 @@
  * latency, the ratio service/bare, and `lost` = 302s answered minus clicks found in the database
  * after the server's shutdown flush. Between the warm-up and the measured run the bench waits
  * until the server is idle (`settle_s`): the warm-up's clicks written, the mirror caught up.
+ * After the measured run it waits the same way: `drain_s` until the click backlog is 0,
+ * `after_s` until the server is idle; then SIGTERM (`stop_s` until it exits). `rss_peak_mb` is
+ * the server's resident memory at its highest, `rss_settled_mb` and `anon_settled_mb` once idle.
  *
  *   npm run bench:redirect
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP=3 (defaults)
@@ -22,6 +25,7 @@ import { ulid } from 'ulid';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/support/over-http';
 import { freePort, startServer } from '../test/support/server';
+import { canReadMemory, sampleMemory, treeMemory, type TreeMemory } from './process-memory';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 
@@ -122,6 +126,20 @@ async function settled(pid: number, timeoutMs = 60_000): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** How long a burst's write-behind and the mirror's copy of it may take before the bench stops waiting. */
+const AFTER_LOAD_TIMEOUT_MS = 300_000;
+
+/** Waits until /api/health reports no journaled click left to write; resolves to the seconds it took. */
+async function backlogDrained(url: string, timeoutMs = AFTER_LOAD_TIMEOUT_MS): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    const health = (await (await fetch(`${url}/api/health`)).json()) as { clicks?: { backlog: number } };
+    if ((health.clicks?.backlog ?? 0) === 0) break;
+    await Bun.sleep(250);
+  }
+  return (performance.now() - started) / 1000;
+}
+
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const summary = (load: Load) => ({ rps: Math.round(load.rps), p50_ms: round(load.p50_ms, 3), p99_ms: round(load.p99_ms, 3) });
 
@@ -156,23 +174,36 @@ async function service(databaseUrl: string | undefined) {
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   Object.assign(env, serviceSettingsFromEnv());
   const server = await startServer(env, { dataDir: scratchDir('service'), timeoutMs: 120_000 });
+  const pid = server.proc.pid;
   let load: Load;
   let linkId: string;
   let drainSeconds = 0;
+  let afterSeconds = 0;
+  let stopSeconds = 0;
   let settleSeconds = 0;
+  let peakMb = 0;
+  let settledMemory: TreeMemory = { rssMb: 0, anonMb: 0 };
   try {
     const warmup = await createLinkOver(server);
     await drive(`${server.url}/c/${warmup.slug}${QUERY}`, WARMUP);
-    settleSeconds = await settled(server.proc.pid);
+    settleSeconds = await settled(pid);
     const measured = await createLinkOver(server);
     linkId = measured.id;
+    const memory = canReadMemory(pid) ? sampleMemory(pid) : null;
     load = await drive(`${server.url}/c/${measured.slug}${QUERY}`, DURATION);
+    // What the burst leaves behind: the writer's drain, then the mirror's copy, then idle.
+    const loadEnded = performance.now();
+    drainSeconds = await backlogDrained(server.url);
+    await settled(pid, AFTER_LOAD_TIMEOUT_MS);
+    afterSeconds = (performance.now() - loadEnded) / 1000;
+    if (memory) {
+      peakMb = memory.stop().peakMb;
+      settledMemory = treeMemory(pid);
+    }
   } finally {
-    // The shutdown flush writes what the redirects left in the journal: its duration is the
-    // write-behind the burst built up, reported as drain_s.
     const stopping = performance.now();
     const code = await server.stop('SIGTERM');
-    drainSeconds = (performance.now() - stopping) / 1000;
+    stopSeconds = (performance.now() - stopping) / 1000;
     if (code !== 0) console.error(`bench: server exited with ${code}:\n${server.output()}`);
   }
   const countSql = 'SELECT count(*)::int AS n FROM clicks WHERE link_id = $1';
@@ -188,7 +219,7 @@ async function service(databaseUrl: string | undefined) {
   }
   if (stored < load.redirects) console.error(`bench: fewer clicks stored than answered; server output:\n${server.output().slice(-3000)}`);
   removeScratch(server.dataDir);
-  return { load, stored, drainSeconds, settleSeconds };
+  return { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory };
 }
 
 const reference = await bare();
@@ -201,7 +232,7 @@ for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]]
     targets.postgres = null;
     continue;
   }
-  const { load, stored, drainSeconds, settleSeconds } = await service(url);
+  const { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory } = await service(url);
   targets[name] = {
     ...summary(load),
     ratio: round(load.rps / reference.rps, 3),
@@ -212,7 +243,12 @@ for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]]
     // being counted by it, so stored may exceed answered by up to the connection count.
     lost: Math.max(0, load.redirects - stored),
     drain_s: round(drainSeconds, 1),
+    after_s: round(afterSeconds, 1),
+    stop_s: round(stopSeconds, 1),
     settle_s: round(settleSeconds, 1),
+    rss_peak_mb: Math.round(peakMb),
+    rss_settled_mb: Math.round(settledMemory.rssMb),
+    anon_settled_mb: Math.round(settledMemory.anonMb),
   };
   console.error(`${name}: ${JSON.stringify(targets[name])}`);
 }

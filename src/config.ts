@@ -3,12 +3,15 @@ import { Value } from '@sinclair/typebox/value';
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
 const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
+/** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
+const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
 
 /**
  * The environment as the service reads it: every variable is a string until parsed here.
@@ -30,6 +33,8 @@ const Environment = T.Object({
   POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
   POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
+  MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
   DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
@@ -63,6 +68,10 @@ export interface Config {
   postbackHostRate: number;
   postbackHostBurst: number;
   mirrorIntervalMs: number;
+  /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror.settings.ts). */
+  mirrorMemoryMb: number;
+  /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
+  mirrorThreads: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
   clickBacklog: number | undefined;
   /**
@@ -155,6 +164,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackHostRate: e.POSTBACK_HOST_RATE ? Number(e.POSTBACK_HOST_RATE) : 10,
     postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
+    mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
+    mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
@@ -169,6 +180,15 @@ function proxyHops(value: string | undefined): number {
   if (value === undefined) return 0;
   if (/^[0-9]+$/.test(value)) return Number(value);
   return isOn(value) ? 1 : 0;
+}
+
+function mirrorMemoryMb(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MIRROR_MEMORY_MB;
+  const mb = Number(value);
+  if (mb < MIN_MIRROR_MEMORY_MB || mb > MAX_MIRROR_MEMORY_MB) {
+    throw new ConfigError('MIRROR_MEMORY_MB', `${mb} is not a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}`);
+  }
+  return mb;
 }
 
 function trustedProxies(value: string | undefined, hops: number): TrustedNetwork[] | undefined {

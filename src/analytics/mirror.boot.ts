@@ -7,10 +7,11 @@ import { createMirrorThread } from './mirror.thread';
 
 /**
  * The node's mirror, started: DATA_DIR/analytics.duckdb unless `path` says otherwise, copying
- * every MIRROR_INTERVAL_MS (0: only on catchUp()); on a thread of its own on Postgres, here on PGlite.
+ * every MIRROR_INTERVAL_MS (0: only on catchUp()) within MIRROR_MEMORY_MB and MIRROR_THREADS; on a
+ * thread of its own on Postgres, here on PGlite.
  */
 export async function startMirror(
-  config: Pick<Config, 'dataDir' | 'mirrorIntervalMs' | 'databaseUrl'>,
+  config: Pick<Config, 'dataDir' | 'mirrorIntervalMs' | 'mirrorMemoryMb' | 'mirrorThreads' | 'databaseUrl'>,
   db: Db,
   path?: string,
   busy?: () => boolean,
@@ -20,10 +21,11 @@ export async function startMirror(
     mkdirSync(config.dataDir, { recursive: true });
     file = join(config.dataDir, 'analytics.duckdb');
   }
+  const settings = { intervalMs: config.mirrorIntervalMs, memoryMb: config.mirrorMemoryMb, threads: config.mirrorThreads };
   if (db.kind === 'postgres' && config.databaseUrl) {
-    return createMirrorThread({ databaseUrl: config.databaseUrl, path: file, intervalMs: config.mirrorIntervalMs, busy });
+    return createMirrorThread({ databaseUrl: config.databaseUrl, path: file, ...settings, busy });
   }
-  const mirror = await createMirror({ db, path: file, intervalMs: config.mirrorIntervalMs, busy });
+  const mirror = await createMirror({ db, path: file, ...settings, busy });
   mirror.start();
   return mirror;
 }

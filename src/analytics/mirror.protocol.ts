@@ -1,8 +1,10 @@
+import type { MirrorSettings } from './mirror.settings';
+
 /**
  * Messages between a node's main thread and its mirror thread (mirror.thread.ts and
  * mirror.worker.ts). Requests carry an id; the worker answers each with the same id.
  */
-export interface MirrorWorkerInit {
+export interface MirrorWorkerInit extends MirrorSettings {
   databaseUrl: string;
   path: string;
   intervalMs: number;

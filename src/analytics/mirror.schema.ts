@@ -21,6 +21,7 @@ export interface MirrorTable {
   /** Params: cursor txid (text), cursor seq (text), batch size. */
   selectBatch: string;
   stageTable: string;
+  /** Creates the staging table empty, replacing the last batch's. */
   createStage: string;
   /** Moves the staged batch into the mirrored table; a re-copied id replaces the old row. */
   upsertFromStage: string;

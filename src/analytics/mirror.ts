@@ -3,6 +3,7 @@ import { assertIdentifier, type Queryable } from '../db/db';
 import { errorMessage } from '../shared/error-message';
 import { readRows } from './mirror.read';
 import { createCursorTable, CURSOR_SEQ, CURSOR_TABLE, CURSOR_TXID, describeTable, syncDuckTable, type MirrorTable } from './mirror.schema';
+import { duckSettings, type MirrorSettings } from './mirror.settings';
 import { MIRRORED_TABLES } from './mirror.tables';
 
 /**
@@ -32,7 +33,7 @@ export interface MirrorStopOptions {
   budgetMs?: number;
 }
 
-export interface MirrorOptions {
+export interface MirrorOptions extends MirrorSettings {
   db: Queryable;
   /** The DuckDB file, or ':memory:'. */
   path: string;
@@ -69,7 +70,7 @@ export async function createMirror(options: MirrorOptions): Promise<Mirror> {
   // One line per event: a driver's stack adds nothing to "Postgres is unreachable".
   const log = options.log ?? ((message: string, error?: unknown) => console.error(error === undefined ? message : `${message}: ${errorMessage(error)}`));
 
-  const instance = await DuckDBInstance.create(path);
+  const instance = await DuckDBInstance.create(path, duckSettings(options));
   const writer = await instance.connect();
   await createCursorTable(writer);
 
@@ -203,7 +204,8 @@ async function readCursor(duck: DuckDBConnection, table: string): Promise<Cursor
   return row ? { txid: String(row.txid), seq: String(row.seq) } : START;
 }
 
-type Batch = Record<string, string | null>[];
+/** Rows as the batch query returns them: every column as text, with the cursor columns. */
+export type Batch = Record<string, string | null>[];
 
 /**
  * Copies a table batch by batch until Postgres has nothing more past the cursor. The next
@@ -242,8 +244,10 @@ const YIELD_EVERY_ROWS = 250;
  * cursor in ONE DuckDB transaction: after a crash either both happened or neither did,
  * so a restart neither repeats nor skips a row.
  */
-async function applyBatch(duck: DuckDBConnection, table: MirrorTable, rows: Batch): Promise<void> {
-  await duck.run(`DELETE FROM temp.main."${table.stageTable}"`);
+export async function applyBatch(duck: DuckDBConnection, table: MirrorTable, rows: Batch): Promise<void> {
+  // A new staging table per batch: DuckDB does not reclaim a temporary table's deleted rows, so
+  // one emptied with DELETE would hold every row ever copied through it (a whole burst) in memory.
+  await duck.run(table.createStage);
   const appender = await duck.createAppender(table.stageTable, 'main', 'temp');
   try {
     for (const [i, row] of rows.entries()) {

@@ -27,6 +27,8 @@ async function start(init: MirrorWorkerInit) {
       intervalMs: init.intervalMs,
       tables: init.tables,
       batchSize: init.batchSize,
+      memoryMb: init.memoryMb,
+      threads: init.threads,
       busy: () => busy,
       log: (message, error) => reply({ kind: 'log', message: error === undefined ? message : `${message}: ${errorMessage(error)}` }),
     });

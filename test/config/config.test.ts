@@ -25,6 +25,8 @@ describe('loadConfig: happy', () => {
     expect(config.ingestSecret).toBeUndefined();
     expect(config.clickBacklog).toBeUndefined();
     expect(config.domainVerification).toBe('dns');
+    expect(config.mirrorMemoryMb).toBe(256);
+    expect(config.mirrorThreads).toBe(1);
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -45,6 +47,18 @@ describe('loadConfig: happy', () => {
     for (const bad of ['-1', 'two', '1.5', '100']) {
       expect(() => loadConfig({ DATA_DIR: tempDir('config'), DATABASE_URL: postgresUrl, TRACKING_THREADS: bad })).toThrow(/invalid TRACKING_THREADS/);
     }
+  });
+
+  test('MIRROR_MEMORY_MB: MiB from 32 to 1048576; MIRROR_THREADS: 1 to 99', () => {
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, ...env });
+    expect(load({ MIRROR_MEMORY_MB: '32' }).mirrorMemoryMb).toBe(32);
+    expect(load({ MIRROR_MEMORY_MB: '1048576' }).mirrorMemoryMb).toBe(1_048_576);
+    expect(load({ MIRROR_MEMORY_MB: ' 0128 ' }).mirrorMemoryMb).toBe(128);
+    expect(load({ MIRROR_MEMORY_MB: '' }).mirrorMemoryMb).toBe(256);
+    expect(() => load({ MIRROR_MEMORY_MB: '31' })).toThrow('invalid MIRROR_MEMORY_MB: 31 is not a number of MiB, 32 to 1048576');
+    expect(() => load({ MIRROR_MEMORY_MB: '256MB' })).toThrow(/^invalid MIRROR_MEMORY_MB: "256MB" is not a number of MiB/);
+    expect(load({ MIRROR_THREADS: '1' }).mirrorThreads).toBe(1);
+    expect(load({ MIRROR_THREADS: '99' }).mirrorThreads).toBe(99);
   });
 
   test('BASE_URL and TRACKING_URL default to the chosen PORT; explicit values lose a trailing slash', () => {
@@ -69,7 +83,11 @@ describe('loadConfig: happy', () => {
       RATE_LIMIT: 'off',
       CLICK_BACKLOG: '500000',
       TRACKING_THREADS: '2',
+      MIRROR_MEMORY_MB: '512',
+      MIRROR_THREADS: '4',
     });
+    expect(config.mirrorMemoryMb).toBe(512);
+    expect(config.mirrorThreads).toBe(4);
     expect(config.port).toBe(4000);
     expect(config.trackingThreads).toBe(2);
     expect(config.clickBacklog).toBe(500_000);
@@ -184,6 +202,16 @@ describe('loadConfig: a bad value names its variable', () => {
     ['POSTBACK_HOST_RATE', '100000'],
     ['POSTBACK_HOST_BURST', '0'],
     ['POSTBACK_HOST_BURST', 'many'],
+    ['MIRROR_MEMORY_MB', '0'],
+    ['MIRROR_MEMORY_MB', '31'],
+    ['MIRROR_MEMORY_MB', '1048577'],
+    ['MIRROR_MEMORY_MB', '-256'],
+    ['MIRROR_MEMORY_MB', '0.5'],
+    ['MIRROR_MEMORY_MB', '1GB'],
+    ['MIRROR_THREADS', '0'],
+    ['MIRROR_THREADS', '100'],
+    ['MIRROR_THREADS', '-1'],
+    ['MIRROR_THREADS', 'two'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {
