@@ -50,7 +50,7 @@ describe('loadConfig: happy', () => {
   });
 
   test('MIRROR_MEMORY_MB: MiB from 32 to 1048576; MIRROR_THREADS: 1 to 99', () => {
-    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: freshDir(), SESSION_SECRET: SECRET, ...env });
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...env });
     expect(load({ MIRROR_MEMORY_MB: '32' }).mirrorMemoryMb).toBe(32);
     expect(load({ MIRROR_MEMORY_MB: '1048576' }).mirrorMemoryMb).toBe(1_048_576);
     expect(load({ MIRROR_MEMORY_MB: ' 0128 ' }).mirrorMemoryMb).toBe(128);
