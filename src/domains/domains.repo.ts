@@ -55,10 +55,9 @@ export function listDomains(db: Queryable, orgId: string, limit: number): Promis
 }
 
 /**
- * Records a check by `orgId` in one statement. Its own claim (or a free name) takes the result;
- * a name another organization holds changes hands only on a passed check, and only while the
- * holder is unverified or its token is missing from the same answer (`presentTokens`). Undefined
- * when the name stays with the other holder; nothing was written then.
+ * Records a check by `orgId` in one statement. A name another organization holds changes hands
+ * only on a passed check while the holder is unverified or its token is missing from the same
+ * answer (`presentTokens`); undefined, with nothing written, when the name stays with the holder.
  */
 export async function recordCheck(
   tx: Queryable,

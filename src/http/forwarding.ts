@@ -72,12 +72,9 @@ export function startForwardReceiver(app: { fetch: Fetch }): ForwardReceiver {
 }
 
 /**
- * The listener's side: its server's `fetch` for every request its own routes do not take. The
- * request goes on unchanged (method, Host and other headers, body, query) and its answer comes
- * back unchanged (status, headers, streamed body, redirects not followed, no decompression).
- * The body limit is the main thread's (http.plugin.ts), applied here too so that no body is
- * held whole: a declared length above it is refused unread, and any body is streamed through a
- * counter that stops it, with the same 413, once it passes the limit.
+ * The listener's side: every request its own routes do not take goes on unchanged, and its answer
+ * comes back unchanged. No body is held whole: one declared over the main thread's limit is refused
+ * unread, and any other streams through a counter that answers the same 413 once past it.
  */
 export function forwardTo(target: ForwardTarget) {
   return async (request: Request, server: Server<undefined>): Promise<Response> => {

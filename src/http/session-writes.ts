@@ -13,10 +13,9 @@ export function isSessionWrite(method: string, path: string): boolean {
 }
 
 /**
- * Why a session write is refused, if it is. A foreign Origin (including `null`) is 403: browsers
- * send Origin on every cross-origin POST, PUT, PATCH and DELETE, so a request without one comes
- * from no other site's page. A body must be declared JSON (415 otherwise), which a cross-site
- * form cannot do; a request without a body needs no Content-Type.
+ * Why a session write is refused, if it is: a foreign Origin, `null` included, is 403 (browsers send
+ * Origin on every cross-origin write, so none means no other site's page); a body not declared JSON
+ * is 415, which a cross-site form cannot avoid. A request without a body needs no Content-Type.
  */
 export function sessionWriteRefusal(request: Request, allowedOrigin: string): HttpError | undefined {
   const origin = request.headers.get('origin');

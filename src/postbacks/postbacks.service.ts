@@ -23,10 +23,9 @@ export interface PostbacksDeps {
 }
 
 /**
- * Creates a destination after checking its template and its host: a host that is, or
- * resolves to, a loopback, private, link-local or metadata address is refused here (and
- * again on every delivery), as is a 21st live destination. The secret is generated when not
- * given and returned only now.
+ * Creates a destination after checking its template and host (a non-public address is refused
+ * here and on every delivery), unless it would be the 21st live one. The secret is generated when
+ * not given and returned only now.
  */
 export async function createDestination(
   { db, allowPrivate, lookup }: PostbacksDeps,

@@ -11,10 +11,9 @@ import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './wr
 export type { Enrich } from './click-writer';
 
 /**
- * The durable path from an answered redirect to Postgres: the handler journals the click before
- * answering; a batcher writes journaled records in multi-row statements, idempotent on the record
- * id (a replay or a retry never duplicates a row), and gives way to the redirects while clicks
- * keep arriving (write-share.ts). docs/tracking.md, "The click pipeline".
+ * The durable path from an answered redirect to Postgres: the click is journaled before the answer;
+ * a batcher writes journaled records idempotently (a replay or retry never duplicates a row), giving
+ * way to redirects while clicks arrive (write-share.ts; docs/tracking.md, "The click pipeline").
  */
 export interface ClickPipeline {
   /**

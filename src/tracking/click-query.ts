@@ -11,10 +11,9 @@ import {
 } from './tracking.model';
 
 /**
- * A click's query string, read twice: the redirect reads only what its answer depends on (the
- * landing URL and force_transparent) and journals the query string as it came; the batcher
- * captures the rest (ValueTrack and extra parameters) right before the click is written, so
- * parsing every parameter stays out of the redirect.
+ * A click's query string, read twice: the redirect reads only what its answer depends on and
+ * journals the rest as it came; the batcher captures the other parameters (ValueTrack and extras)
+ * right before the click is written, so parsing them stays out of the redirect.
  */
 
 /** What the redirect reads of its query string. */

@@ -50,10 +50,9 @@ export interface LinkCacheDeps {
 }
 
 /**
- * Compiled links in memory keyed by host binding and slug. A link write anywhere drops the link and
- * every negative entry at once, a domain's verification every link on it; unknown keys are
- * remembered in a bounded LRU, and a spray of random slugs is refused by the key filter, whose
- * misses are rate limited (docs/tracking.md, "Link cache").
+ * Compiled links keyed by host binding and slug. A link write anywhere drops the link and every
+ * negative entry, a domain's verification every link on it; unknown keys sit in a bounded LRU
+ * behind the key filter, whose misses are rate limited (docs/tracking.md, "Link cache").
  */
 export function createLinkCache(deps: LinkCacheDeps, options: LinkCacheOptions = {}): LinkCache {
   const now = options.now ?? (() => performance.now());
