@@ -28,6 +28,16 @@ export interface Journal<T> {
   readLines(max: number): JournalBatch | null;
   /** Moves the read position back to the oldest uncommitted record, e.g. to retry after a failed write. */
   rewind(): void;
+  /**
+   * Whether a closed segment has every record committed and waits for `release`: a segment is
+   * deleted only once the store has made its records durable.
+   */
+  releasable(): boolean;
+  /**
+   * Deletes the closed segments whose records were all committed at or before `upTo`, a
+   * `committed()` read before the store made its commits durable (Db.syncCommits).
+   */
+  release(upTo: number): void;
   close(): Promise<void>;
 }
 
@@ -58,6 +68,8 @@ interface Segment {
   /** Records committed, and the byte offset after them. */
   done: number;
   doneOffset: number;
+  /** committed() when the last of its records so far was committed. */
+  doneAt: number;
   /** Records handed out by readLines (committed or not), and the byte offset after them. */
   read: number;
   readOffset: number;
@@ -79,6 +91,8 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   let appendedTotal = 0;
   let committedTotal = 0;
   let pendingTotal = 0;
+  /** Records committed at or before this count are durable in the store. */
+  let releasedTotal = 0;
 
   // Segments left by an earlier run (crash or unflushed stop): replayed first, in order.
   const existing = readdirSync(dir)
@@ -93,7 +107,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, read: 0, readOffset: 0, closed: true });
+    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
@@ -139,7 +153,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     }
     const mapped = Bun.mmap(path);
     const map = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
-    const segment: Segment = { seq, path, map, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, read: 0, readOffset: 0, closed: false };
+    const segment: Segment = { seq, path, map, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -149,8 +163,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const retire = (segment: Segment) => {
     segment.closed = true;
     segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
-    if (segment.done === segment.count) remove(segment);
+    if (isReleased(segment)) remove(segment);
   };
+
+  const isSettled = (segment: Segment) => segment.closed && segment.done === segment.count;
+  const isReleased = (segment: Segment) => isSettled(segment) && segment.doneAt <= releasedTotal;
 
   const remove = (segment: Segment) => {
     rmSync(segment.path, { force: true });
@@ -176,13 +193,14 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       bytes: source.subarray(start, end - 1),
       count: lines,
       commit() {
-        // Done records are a prefix: of the oldest segment still held, up to this batch.
-        if (segments[0] !== segment || segment.doneOffset !== start) throw new Error('journal: commit out of order');
+        // Done records are a prefix: of the oldest segment with records not done, up to this batch.
+        if (segments.find((s) => s.done < s.count) !== segment || segment.doneOffset !== start) throw new Error('journal: commit out of order');
         segment.done += lines;
         segment.doneOffset = end;
         committedTotal += lines;
         pendingTotal -= lines;
-        if (segment.done === segment.count && segment.closed) remove(segment);
+        segment.doneAt = committedTotal;
+        if (isSettled(segment)) segment.bytes = null; // kept on disk until released, no longer mapped
       },
     };
   };
@@ -220,6 +238,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     committed: () => committedTotal,
     readLines,
     rewind,
+    releasable: () => segments.some(isSettled),
+    release(upTo) {
+      releasedTotal = Math.max(releasedTotal, Math.min(upTo, committedTotal));
+      for (const segment of segments.filter(isReleased)) remove(segment);
+    },
     peek(max) {
       rewind();
       const batch = readLines(max);

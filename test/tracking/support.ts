@@ -68,5 +68,12 @@ export function timedWriter(ms: number) {
 }
 
 /** Enough of a Postgres Db for a pipeline whose writer is a stand-in: it picks the store's defaults. */
-export const fakePostgres = { kind: 'postgres' } as Db;
+export const fakePostgres = { kind: 'postgres', syncCommits: async () => {} } as Db;
 export const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-pipeline-'));
+
+/** Waits for `condition`, looked at every 5 ms; throws after `timeoutMs`. */
+export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = performance.now() + timeoutMs; !condition(); await Bun.sleep(5)) {
+    if (performance.now() > deadline) throw new Error('timed out');
+  }
+}
