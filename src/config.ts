@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
+import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/journal-sync';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -30,6 +31,7 @@ const Environment = T.Object({
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
+  JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -59,6 +61,8 @@ export interface Config {
   mirrorIntervalMs: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
   clickBacklog: number | undefined;
+  /** JOURNAL_SYNC_MS: how often the click journal is synced to the disk; 0 leaves it to the kernel's writeback. */
+  journalSyncMs: number;
   /**
    * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
    * port (src/tracking/listeners.ts). Postgres only; default: defaultTrackingThreads.
@@ -141,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
+    journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     version: VERSION,
   };

@@ -2,12 +2,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquirePidLock } from '../shared/pid-lock';
+import { DEFAULT_JOURNAL_SYNC_MS, journalSyncer, type SyncFile } from './journal-sync';
 
 /**
  * An append-only journal of JSON lines in numbered segment files. The active segment is a shared
  * mapping of a file written full of zeros: an append is a copy into the page cache, kept even if
- * the process is killed. Records are committed oldest first, as a prefix, and never held in the
- * heap. A line ends with '\n' and the unwritten tail is zeros, so a line a crash cut short is skipped.
+ * the process is killed, and synced to the disk by a timer off the event loop. Records are
+ * committed oldest first, as a prefix, and never held in the heap. A line ends with '\n' and the
+ * unwritten tail is zeros, so a line a crash cut short is skipped.
  */
 export interface Journal<T> {
   append(record: T): void;
@@ -51,6 +53,13 @@ export interface JournalBatch {
 export interface JournalOptions {
   /** Size of a segment file. */
   segmentBytes?: number;
+  /**
+   * How often what was appended is synced to the disk (JOURNAL_SYNC_MS); 0: never by a timer,
+   * only at close, leaving the rest to the kernel's writeback.
+   */
+  syncMs?: number;
+  /** Makes a file or directory reach the disk; by default fdatasync on a thread of the pool, not the event loop. */
+  syncFile?: SyncFile;
 }
 
 interface Segment {
@@ -64,6 +73,8 @@ interface Segment {
   /** The written part of a closed segment, mapped once its turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
+  /** Bytes known to be on disk (journal-sync.ts). */
+  synced: number;
   count: number;
   /** Records committed, and the byte offset after them. */
   done: number;
@@ -85,6 +96,7 @@ const decoder = new TextDecoder();
 
 export function openJournal<T>(dir: string, options: JournalOptions = {}): Journal<T> {
   const segmentBytes = options.segmentBytes ?? 8 * 1024 * 1024;
+  const syncMs = options.syncMs ?? DEFAULT_JOURNAL_SYNC_MS;
   mkdirSync(dir, { recursive: true });
   const unlock = lockDir(dir);
   const segments: Segment[] = [];
@@ -107,10 +119,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
+    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, synced: 0, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
+  const syncer = journalSyncer({ dir, syncMs, syncFile: options.syncFile, files: () => segments, namesSynced: segments.length === 0 });
   let active: Segment | null = null;
   const sparePath = join(dir, SPARE_FILE);
   rmSync(sparePath, { force: true }); // half written by an earlier run
@@ -123,6 +136,8 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       const file = await open(sparePath, 'w');
       try {
         for (let at = 0; at < segmentBytes; at += ZEROS.length) await file.write(ZEROS, 0, Math.min(ZEROS.length, segmentBytes - at));
+        // Its zeros reach the disk now, so that a timed sync of the segment carries only the records.
+        if (syncMs > 0) await file.datasync();
       } finally {
         await file.close();
       }
@@ -151,9 +166,10 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       }
       closeSync(fd);
     }
+    syncer.nameChanged();
     const mapped = Bun.mmap(path);
     const map = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
-    const segment: Segment = { seq, path, map, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
+    const segment: Segment = { seq, path, map, bytes: null, size: 0, synced: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -249,10 +265,12 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       return batch && { records: parseLines<T>(batch.bytes, batch.count), commit: batch.commit };
     },
     async close() {
+      syncer.stop();
       if (active) retire(active);
       active = null;
       await preparing;
       rmSync(sparePath, { force: true });
+      await syncer.sync().catch((error) => console.error('journal: syncing to disk at close failed', error));
       unlock();
     },
   };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { isTrustedPeer } from '../../src/http/trusted-proxies';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/journal-sync';
 import { runBun } from '../support/process';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'svc-config-'));
@@ -25,6 +26,7 @@ describe('loadConfig: happy', () => {
     expect(config.rateLimit).toBe(true);
     expect(config.ingestSecret).toBeUndefined();
     expect(config.clickBacklog).toBeUndefined();
+    expect(config.journalSyncMs).toBe(DEFAULT_JOURNAL_SYNC_MS);
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -69,10 +71,12 @@ describe('loadConfig: happy', () => {
       RATE_LIMIT: 'off',
       CLICK_BACKLOG: '500000',
       TRACKING_THREADS: '2',
+      JOURNAL_SYNC_MS: '0',
     });
     expect(config.port).toBe(4000);
     expect(config.trackingThreads).toBe(2);
     expect(config.clickBacklog).toBe(500_000);
+    expect(config.journalSyncMs).toBe(0);
     expect(config.databaseUrl).toBe('postgres://u:p@db.internal:5432/svc');
     expect(config.redisUrl).toBe('rediss://cache.internal:6380');
     expect(config.sessionSecret).toBe(SECRET);
@@ -162,6 +166,10 @@ describe('loadConfig: a bad value names its variable', () => {
     ['CLICK_BACKLOG', '-5'],
     ['CLICK_BACKLOG', '1e6'],
     ['CLICK_BACKLOG', '1000000000'],
+    ['JOURNAL_SYNC_MS', '-1'],
+    ['JOURNAL_SYNC_MS', '0.5'],
+    ['JOURNAL_SYNC_MS', '100000'],
+    ['JOURNAL_SYNC_MS', '100ms'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {
