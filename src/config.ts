@@ -5,6 +5,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
+import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/journal-sync';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -38,6 +39,7 @@ const Environment = T.Object({
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
   DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
+  JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -74,6 +76,8 @@ export interface Config {
   mirrorThreads: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
   clickBacklog: number | undefined;
+  /** JOURNAL_SYNC_MS: how often the click journal is synced to the disk; 0 leaves it to the kernel's writeback. */
+  journalSyncMs: number;
   /**
    * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
    * port (src/tracking/listeners.ts). Postgres only; default: defaultTrackingThreads.
@@ -167,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
+    journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
     version: VERSION,

@@ -32,6 +32,12 @@ export interface Db extends Queryable {
    * stored catches the unique violation (23505) and writes them another way.
    */
   copyFrom(table: string, columns: readonly string[], text: string): Promise<void>;
+  /**
+   * Resolves once every commit made before the call would survive a power cut. On Postgres at
+   * once: a commit returns once its WAL is flushed. The embedded store commits copyFrom's rows
+   * without waiting for the disk, and flushes its WAL here.
+   */
+  syncCommits(): Promise<void>;
   /** Subscribes to a NOTIFY channel; resolves to the unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;

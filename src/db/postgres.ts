@@ -86,6 +86,7 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
     async notify(channel, payload) {
       await sql.notify(channel, payload);
     },
+    async syncCommits() {},
     async close() {
       await Promise.all([sql.end({ timeout: 5 }), customPlans?.end({ timeout: 5 })]);
     },

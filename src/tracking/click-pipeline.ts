@@ -161,6 +161,9 @@ export function createClickPipeline(
   /** Replaying at start is not measured: it runs alone, while a stop flushes beside the other pipelines. */
   let serving = false;
   let wake: (() => void) | undefined;
+  let syncing: Promise<void> | null = null;
+  /** After a failed sync the timer tries again from here (a stop tries at once). */
+  let syncRetryAt = 0;
 
   const append = (entry: JournalEntry) => {
     if (stopped) throw new Error('click pipeline is stopped');
@@ -270,6 +273,24 @@ export function createClickPipeline(
     return running;
   };
 
+  /**
+   * Deletes the journal's segments once the store has made their records durable: the commit
+   * count is read first, then the store syncs, and only what was committed before is released.
+   */
+  const syncStore = (): Promise<void> => {
+    syncing ??= (async () => {
+      const committed = journal.committed();
+      await deps.db.syncCommits();
+      journal.release(committed);
+    })()
+      .catch((error) => {
+        syncRetryAt = Date.now() + RETRY_MAX_MS;
+        console.error('click pipeline: syncing the store failed; its segments stay in the journal:', errorMessage(error));
+      })
+      .finally(() => (syncing = null));
+    return syncing;
+  };
+
   const flush = (): Promise<void> => {
     const target = journal.appended();
     if (journal.committed() >= target) return Promise.resolve();
@@ -282,6 +303,7 @@ export function createClickPipeline(
   const tick = () => {
     loop.sample();
     if (journal.pending() > 0 && Date.now() >= retryAt) void drain();
+    if (journal.releasable() && Date.now() >= syncRetryAt) void syncStore();
   };
 
   return {
@@ -296,6 +318,7 @@ export function createClickPipeline(
       const replaying = journal.pending();
       if (replaying > 0) {
         await drain();
+        await syncStore();
         console.log(
           journal.pending() === 0
             ? `click pipeline: replayed ${replaying} journaled records`
@@ -331,6 +354,8 @@ export function createClickPipeline(
       if (journal.pending() > 0) console.error(`click pipeline: ${journal.pending()} records stay in the journal for the next start`);
       settleWaiters(new Error('click pipeline stopped'));
       await writer.close();
+      if (syncing) await syncing;
+      await syncStore();
       await journal.close();
     },
   };

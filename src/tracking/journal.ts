@@ -2,12 +2,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockFile } from '../shared/file-lock';
+import { DEFAULT_JOURNAL_SYNC_MS, journalSyncer, type SyncFile } from './journal-sync';
 
 /**
  * An append-only journal of JSON lines in numbered segment files. The active segment is a shared
  * mapping of a file written full of zeros: an append is a copy into the page cache, kept even if
- * the process is killed. Records are committed oldest first, as a prefix, and never held in the
- * heap. A line ends with '\n' and the unwritten tail is zeros, so a line a crash cut short is skipped.
+ * the process is killed, and synced to the disk by a timer off the event loop. Records are
+ * committed oldest first, as a prefix, and never held in the heap. A line ends with '\n' and the
+ * unwritten tail is zeros, so a line a crash cut short is skipped.
  */
 export interface Journal<T> {
   append(record: T): void;
@@ -28,6 +30,16 @@ export interface Journal<T> {
   readLines(max: number): JournalBatch | null;
   /** Moves the read position back to the oldest uncommitted record, e.g. to retry after a failed write. */
   rewind(): void;
+  /**
+   * Whether a closed segment has every record committed and waits for `release`: a segment is
+   * deleted only once the store has made its records durable.
+   */
+  releasable(): boolean;
+  /**
+   * Deletes the closed segments whose records were all committed at or before `upTo`, a
+   * `committed()` read before the store made its commits durable (Db.syncCommits).
+   */
+  release(upTo: number): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +53,13 @@ export interface JournalBatch {
 export interface JournalOptions {
   /** Size of a segment file. */
   segmentBytes?: number;
+  /**
+   * How often what was appended is synced to the disk (JOURNAL_SYNC_MS); 0: never by a timer,
+   * only at close, leaving the rest to the kernel's writeback.
+   */
+  syncMs?: number;
+  /** Makes a file or directory reach the disk; by default fdatasync on a thread of the pool, not the event loop. */
+  syncFile?: SyncFile;
 }
 
 interface Segment {
@@ -54,10 +73,14 @@ interface Segment {
   /** The written part of a closed segment, mapped once its turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
+  /** Bytes known to be on disk (journal-sync.ts). */
+  synced: number;
   count: number;
   /** Records committed, and the byte offset after them. */
   done: number;
   doneOffset: number;
+  /** committed() when the last of its records so far was committed. */
+  doneAt: number;
   /** Records handed out by readLines (committed or not), and the byte offset after them. */
   read: number;
   readOffset: number;
@@ -73,12 +96,15 @@ const decoder = new TextDecoder();
 
 export function openJournal<T>(dir: string, options: JournalOptions = {}): Journal<T> {
   const segmentBytes = options.segmentBytes ?? 8 * 1024 * 1024;
+  const syncMs = options.syncMs ?? DEFAULT_JOURNAL_SYNC_MS;
   mkdirSync(dir, { recursive: true });
   const unlock = lockDir(dir);
   const segments: Segment[] = [];
   let appendedTotal = 0;
   let committedTotal = 0;
   let pendingTotal = 0;
+  /** Records committed at or before this count are durable in the store. */
+  let releasedTotal = 0;
 
   // Segments left by an earlier run (crash or unflushed stop): replayed first, in order.
   const existing = readdirSync(dir)
@@ -93,10 +119,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, count, done: 0, doneOffset: 0, read: 0, readOffset: 0, closed: true });
+    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, synced: 0, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
+  const syncer = journalSyncer({ dir, syncMs, syncFile: options.syncFile, files: () => segments, namesSynced: segments.length === 0 });
   let active: Segment | null = null;
   const sparePath = join(dir, SPARE_FILE);
   rmSync(sparePath, { force: true }); // half written by an earlier run
@@ -109,6 +136,8 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       const file = await open(sparePath, 'w');
       try {
         for (let at = 0; at < segmentBytes; at += ZEROS.length) await file.write(ZEROS, 0, Math.min(ZEROS.length, segmentBytes - at));
+        // Its zeros reach the disk now, so that a timed sync of the segment carries only the records.
+        if (syncMs > 0) await file.datasync();
       } finally {
         await file.close();
       }
@@ -137,9 +166,10 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       }
       closeSync(fd);
     }
+    syncer.nameChanged();
     const mapped = Bun.mmap(path);
     const map = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
-    const segment: Segment = { seq, path, map, bytes: null, size: 0, count: 0, done: 0, doneOffset: 0, read: 0, readOffset: 0, closed: false };
+    const segment: Segment = { seq, path, map, bytes: null, size: 0, synced: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -149,8 +179,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const retire = (segment: Segment) => {
     segment.closed = true;
     segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
-    if (segment.done === segment.count) remove(segment);
+    if (isReleased(segment)) remove(segment);
   };
+
+  const isSettled = (segment: Segment) => segment.closed && segment.done === segment.count;
+  const isReleased = (segment: Segment) => isSettled(segment) && segment.doneAt <= releasedTotal;
 
   const remove = (segment: Segment) => {
     rmSync(segment.path, { force: true });
@@ -176,13 +209,14 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       bytes: source.subarray(start, end - 1),
       count: lines,
       commit() {
-        // Done records are a prefix: of the oldest segment still held, up to this batch.
-        if (segments[0] !== segment || segment.doneOffset !== start) throw new Error('journal: commit out of order');
+        // Done records are a prefix: of the oldest segment with records not done, up to this batch.
+        if (segments.find((s) => s.done < s.count) !== segment || segment.doneOffset !== start) throw new Error('journal: commit out of order');
         segment.done += lines;
         segment.doneOffset = end;
         committedTotal += lines;
         pendingTotal -= lines;
-        if (segment.done === segment.count && segment.closed) remove(segment);
+        segment.doneAt = committedTotal;
+        if (isSettled(segment)) segment.bytes = null; // kept on disk until released, no longer mapped
       },
     };
   };
@@ -220,16 +254,23 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     committed: () => committedTotal,
     readLines,
     rewind,
+    releasable: () => segments.some(isSettled),
+    release(upTo) {
+      releasedTotal = Math.max(releasedTotal, Math.min(upTo, committedTotal));
+      for (const segment of segments.filter(isReleased)) remove(segment);
+    },
     peek(max) {
       rewind();
       const batch = readLines(max);
       return batch && { records: parseLines<T>(batch.bytes, batch.count), commit: batch.commit };
     },
     async close() {
+      syncer.stop();
       if (active) retire(active);
       active = null;
       await preparing;
       rmSync(sparePath, { force: true });
+      await syncer.sync().catch((error) => console.error('journal: syncing to disk at close failed', error));
       unlock();
     },
   };

@@ -31,7 +31,10 @@ async function start({ config, dataDir, forward }: ListenerInit) {
   const ipHasher = createIpHasher(config.sessionSecret);
   // Link changes reach this thread from the main thread (listeners.ts), not from Postgres.
   const linkChanges = linkChangeSubscribers();
-  const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, ipHasher, dataDir), { backlogLimit: config.clickBacklog });
+  const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, ipHasher, dataDir), {
+    backlogLimit: config.clickBacklog,
+    journal: { syncMs: config.journalSyncMs },
+  });
   let server: Server<undefined> | undefined;
   try {
     await clickPipeline.start();

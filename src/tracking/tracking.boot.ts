@@ -26,6 +26,7 @@ export async function startTracking(
   const { db, config } = deps;
   const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, deps.ipHasher, config.dataDir), {
     backlogLimit: config.clickBacklog,
+    journal: { syncMs: config.journalSyncMs },
     ...options.pipeline,
   });
   await clickPipeline.start();

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { isTrustedPeer } from '../../src/http/trusted-proxies';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/journal-sync';
 import { runBun } from '../support/process';
 import { tempDir } from '../support/temp-dir';
 
@@ -27,6 +28,7 @@ describe('loadConfig: happy', () => {
     expect(config.domainVerification).toBe('dns');
     expect(config.mirrorMemoryMb).toBe(256);
     expect(config.mirrorThreads).toBe(1);
+    expect(config.journalSyncMs).toBe(DEFAULT_JOURNAL_SYNC_MS);
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -85,12 +87,14 @@ describe('loadConfig: happy', () => {
       TRACKING_THREADS: '2',
       MIRROR_MEMORY_MB: '512',
       MIRROR_THREADS: '4',
+      JOURNAL_SYNC_MS: '0',
     });
     expect(config.mirrorMemoryMb).toBe(512);
     expect(config.mirrorThreads).toBe(4);
     expect(config.port).toBe(4000);
     expect(config.trackingThreads).toBe(2);
     expect(config.clickBacklog).toBe(500_000);
+    expect(config.journalSyncMs).toBe(0);
     expect(config.databaseUrl).toBe('postgres://u:p@db.internal:5432/svc');
     expect(config.redisUrl).toBe('rediss://cache.internal:6380');
     expect(config.sessionSecret).toBe(SECRET);
@@ -212,6 +216,10 @@ describe('loadConfig: a bad value names its variable', () => {
     ['MIRROR_THREADS', '100'],
     ['MIRROR_THREADS', '-1'],
     ['MIRROR_THREADS', 'two'],
+    ['JOURNAL_SYNC_MS', '-1'],
+    ['JOURNAL_SYNC_MS', '0.5'],
+    ['JOURNAL_SYNC_MS', '100000'],
+    ['JOURNAL_SYNC_MS', '100ms'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {

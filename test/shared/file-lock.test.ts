@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockFile } from '../../src/shared/file-lock';
+import { tempDir } from '../support/temp-dir';
 
 class Busy extends Error {
   constructor(readonly holder: number | null) {
@@ -10,7 +10,7 @@ class Busy extends Error {
   }
 }
 const busy = (holder: number | null) => new Busy(holder);
-const lockPath = () => join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'data.lock');
+const lockPath = () => join(tempDir('lock'), 'data.lock');
 const HOLDER = join(import.meta.dir, 'file-lock.holder.ts');
 
 /** A process that takes the lock on `file` at `startAt` and keeps it `holdMs`. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { holdsSegments, JournalBusy, openJournal, parseLines } from '../../src/tracking/journal';
 import { tempDir } from '../support/temp-dir';
 
-const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort();
 
 interface Rec {
   n: number;
@@ -17,6 +17,7 @@ describe('journal', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('append' as const), texts: fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { minLength: 1, maxLength: 30 }) }),
       fc.record({ kind: fc.constant('consume' as const), max: fc.integer({ min: 1, max: 25 }) }),
+      fc.record({ kind: fc.constant('release' as const) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.integer({ min: 400, max: 4000 }), async (ops, segmentBytes) => {
@@ -31,6 +32,8 @@ describe('journal', () => {
               journal.append(record);
               model.push(record);
             }
+          } else if (step.kind === 'release') {
+            journal.release(journal.committed());
           } else {
             const batch = journal.peek(step.max);
             if (!batch) {
@@ -44,8 +47,8 @@ describe('journal', () => {
           expect(journal.pending()).toBe(model.length);
         }
         // After a "crash" (reopen without consuming) every uncommitted record is still there, in
-        // order; the committed head of a partly committed segment comes back too (inserts are
-        // idempotent, so replaying it is harmless).
+        // order; committed records of a segment not released come back too (inserts are
+        // idempotent, so replaying them is harmless).
         await journal.close();
         const reopened = openJournal<Rec>(dir, { segmentBytes });
         const left: Rec[] = [];
@@ -56,6 +59,7 @@ describe('journal', () => {
         expect(left.slice(left.length - model.length)).toEqual(model);
         const from = left[0]?.n ?? next;
         expect(left.map((r) => r.n)).toEqual(Array.from({ length: next - from }, (_, i) => from + i));
+        reopened.release(reopened.committed());
         await reopened.close();
         expect(readdirSync(dir)).toEqual([]);
       }),
@@ -63,21 +67,53 @@ describe('journal', () => {
     );
   });
 
-  test('a segment file is deleted only once it is full and fully committed', async () => {
+  test('a segment file is deleted only once it is full, fully committed, and released', async () => {
     const dir = tempDir('journal');
     // Each record is about 80 bytes; the 3-bytes-per-character reserve fits three per segment.
     const journal = openJournal<Rec>(dir, { segmentBytes: 450 });
     for (let n = 0; n < 7; n++) journal.append({ n, text: 'x'.repeat(60) });
     expect(segmentFiles(dir)).toHaveLength(3);
     journal.peek(2)!.commit();
+    journal.release(journal.committed());
     expect(segmentFiles(dir)).toHaveLength(3);
+    expect(journal.releasable()).toBe(false);
     journal.peek(10)!.commit();
+    // Committed, but kept until the store says its records are durable.
+    expect(journal.releasable()).toBe(true);
+    expect(segmentFiles(dir)).toHaveLength(3);
+    journal.release(journal.committed());
+    expect(journal.releasable()).toBe(false);
     expect(segmentFiles(dir)).toHaveLength(2);
     journal.peek(10)!.commit();
     journal.peek(10)!.commit();
+    journal.release(journal.committed());
     // The active segment stays until it is closed.
     expect(segmentFiles(dir)).toHaveLength(1);
     await journal.close();
+    expect(segmentFiles(dir)).toEqual([]);
+  });
+
+  test('release deletes only the segments committed at or before the count it is given', async () => {
+    const dir = tempDir('pipeline');
+    const journal = openJournal<Rec>(dir, { segmentBytes: 450 }); // three records a segment
+    for (let n = 0; n < 9; n++) journal.append({ n, text: 'x'.repeat(60) });
+    journal.peek(3)!.commit();
+    const durable = journal.committed(); // the store syncs from here
+    journal.peek(3)!.commit(); // committed while it syncs
+    journal.release(durable);
+    expect(segmentFiles(dir)).toEqual(['segment-000000000002.jsonl', 'segment-000000000003.jsonl']);
+    expect(journal.releasable()).toBe(true);
+    // Commits go on past segments waiting for release.
+    journal.peek(3)!.commit();
+    expect(journal.pending()).toBe(0);
+    await journal.close();
+    // Closed without a release: the committed records stay, and are replayed by the next run.
+    const reopened = openJournal<Rec>(dir, { segmentBytes: 450 });
+    expect(reopened.pending()).toBe(6);
+    reopened.peek(10)!.commit();
+    reopened.peek(10)!.commit();
+    reopened.release(reopened.committed());
+    await reopened.close();
     expect(segmentFiles(dir)).toEqual([]);
   });
 
@@ -97,7 +133,8 @@ describe('journal', () => {
     first.commit();
     second.commit();
     expect(journal.pending()).toBe(4);
-    expect(segmentFiles(dir)).toHaveLength(2); // the first segment, all committed, is gone
+    journal.release(journal.committed());
+    expect(segmentFiles(dir)).toHaveLength(2); // the first segment, all committed and released, is gone
     // A failed write of the third batch: reading starts again at record 3.
     journal.rewind();
     const again = journal.readLines(10)!;
@@ -122,6 +159,7 @@ describe('journal', () => {
     const written = openJournal<Rec>(writtenDir);
     written.append({ n: 1, text: 'written' });
     written.peek(10)!.commit();
+    written.release(written.committed());
     await written.close();
     expect(holdsSegments(writtenDir)).toBe(false);
 
@@ -141,6 +179,7 @@ describe('journal', () => {
     journal.append({ n: 4, text: '' });
     expect(segmentFiles(dir)).toContain('segment-000000000009.jsonl');
     batch.commit();
+    journal.release(journal.committed());
     expect(segmentFiles(dir)).toEqual(['segment-000000000009.jsonl']);
     await journal.close();
   });

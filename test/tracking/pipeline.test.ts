@@ -8,6 +8,7 @@ import { JournalBusy } from '../../src/tracking/journal';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { tempDir } from '../support/temp-dir';
+import { eventually } from '../support/wait';
 import { arrive, countRows, flakyDb, makeClick, makeImpression } from './support';
 
 const segments = (dataDir: string) => readdirSync(join(dataDir, 'journal')).filter((name) => name.endsWith('.jsonl'));
@@ -36,8 +37,8 @@ for (const backend of backends()) {
         const row = (await db.query<Record<string, any>>('SELECT * FROM clicks WHERE id = $1', [clicks[7]!.id]))[0]!;
         expect(row).toMatchObject({ country: 'US', os_family: 'Windows', device_type: 'desktop', params: { utm_source: 'x' } });
         expect(row.ip_day_hash).toMatch(/^[0-9a-f]{64}$/);
-        // Only the active segment remains.
-        expect(segments(dataDir).length).toBeLessThanOrEqual(1);
+        // Once the store has synced (the pipeline's next tick), only the active segment remains.
+        await eventually(() => segments(dataDir).length <= 1, { timeoutMs: 10_000, everyMs: 5 });
         await pipeline.stop();
         expect(segments(dataDir)).toEqual([]);
       });
@@ -141,7 +142,7 @@ for (const backend of backends()) {
         await pipeline.flush();
         expect(pipeline.writerState()).toBe('ok');
         expect(await countRows(db, 'clicks', orgId)).toBe(500);
-        expect(segments(dataDir).length).toBeLessThanOrEqual(1);
+        await eventually(() => segments(dataDir).length <= 1, { timeoutMs: 10_000, everyMs: 5 });
         await pipeline.stop();
       });
 

@@ -77,4 +77,4 @@ export function timedWriter(ms: number) {
 }
 
 /** Enough of a Postgres Db for a pipeline whose writer is a stand-in: it picks the store's defaults. */
-export const fakePostgres = { kind: 'postgres' } as Db;
+export const fakePostgres = { kind: 'postgres', syncCommits: async () => {} } as Db;
