@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { treeMemory } from '../../bench/process-memory';
 import { SECURITY_HEADERS } from '../../src/http/http.plugin';
 import { upload, type RawAnswer } from '../support/raw-http';
 import { startServer, waitForOutput, type RunningServer } from '../support/server';
@@ -18,10 +18,7 @@ const UPLOADS = 12;
 const RSS_GROWTH_LIMIT = 100 * MB;
 
 /** The resident memory of the whole server process (all its threads), in bytes. */
-function residentBytes(server: RunningServer): number {
-  const status = readFileSync(`/proc/${server.proc.pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
-}
+const residentBytes = (server: RunningServer): number => treeMemory(server.proc.pid).rssMb * 1024 * 1024;
 
 const postgres = (await e2eBackends()).find((backend) => backend.name === 'postgres');
 if (postgres) {
