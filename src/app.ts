@@ -14,7 +14,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
-import { nativeTrackingRoutes } from './tracking/tracking.routes';
+import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
 
 /**
  * Composes every module's routes behind the HTTP rules. One app serves both hosts. Paths match

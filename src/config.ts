@@ -5,7 +5,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
-import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/journal-sync';
+import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -80,7 +80,7 @@ export interface Config {
   journalSyncMs: number;
   /**
    * TRACKING_THREADS: threads that answer GET /c and GET /i beside the main thread, on the same
-   * port (src/tracking/listeners.ts). Postgres only; default: defaultTrackingThreads.
+   * port (src/tracking/listeners/listeners.ts). Postgres only; default: defaultTrackingThreads.
    */
   trackingThreads: number;
   /**

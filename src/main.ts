@@ -9,7 +9,7 @@ import { openDb } from './db/open';
 import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
 import { SERVE_OPTIONS } from './http/serve-options';
 import { createServices } from './services';
-import { startTrackingListeners, type TrackingListeners } from './tracking/listeners';
+import { startTrackingListeners, type TrackingListeners } from './tracking/listeners/listeners';
 import type { Server } from 'bun';
 
 /** In-flight requests get this long after SIGTERM/SIGINT; then the process exits anyway. */

@@ -13,9 +13,9 @@ import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.s
 import { systemClock, type Clock } from './shared/ids';
 import { createIpHasher, type IpHasher } from './shared/ip-hash';
 import { createWriteBurst, type WriteBurst } from './shared/write-burst';
-import type { TrackingListeners } from './tracking/listeners';
+import type { TrackingListeners } from './tracking/listeners/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
-import { worstWriterState } from './tracking/click-pipeline';
+import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
 
 /**

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
-import type { WriterState } from '../tracking/click-pipeline';
+import type { WriterState } from '../tracking/pipeline/click-pipeline';
 
 /** A load balancer's probe should hear "unhealthy" quickly, not hang with a stuck database. */
 const DB_TIMEOUT_MS = 2000;
 
-/** Whether answered clicks reach the database (src/tracking/click-pipeline.ts), and how many wait. */
+/** Whether answered clicks reach the database (src/tracking/pipeline/click-pipeline.ts), and how many wait. */
 export interface ClickWriterHealth {
   writer: WriterState;
   backlog: number;

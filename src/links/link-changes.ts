@@ -5,7 +5,7 @@ const CHANNEL = 'svc_link_changed';
 /**
  * A subscriber to link changes: `change` is a link id, or names every link bound to a domain
  * (domainChange). One that returns a promise (the relay to this node's tracking listener
- * threads, src/tracking/listeners.ts) holds publish() until it settles.
+ * threads, src/tracking/listeners/listeners.ts) holds publish() until it settles.
  */
 export type LinkChangeSubscriber = (change: string) => void | Promise<void>;
 

@@ -2,12 +2,12 @@ import type { Config } from '../config';
 import type { Db } from '../db/db';
 import type { LinkChanges } from '../links/link-changes';
 import type { IpHasher } from '../shared/ip-hash';
-import { createCampaignCache, type CampaignCache } from './campaign-cache';
-import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './click-pipeline';
-import { createClickWriterThread } from './click-writer.thread';
+import { createCampaignCache, type CampaignCache } from './redirect/campaign-cache';
+import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './pipeline/click-pipeline';
+import { createClickWriterThread } from './pipeline/click-writer.thread';
 import { createIngestion } from './enrich/ingest';
-import { createLinkCache, type LinkCache, type LinkCacheOptions } from './link-cache';
-import { replayListenerJournals } from './listener-journals';
+import { createLinkCache, type LinkCache, type LinkCacheOptions } from './redirect/link-cache';
+import { replayListenerJournals } from './listeners/listener-journals';
 
 export interface Tracking {
   linkCache: LinkCache;

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { isTrustedPeer } from '../../src/http/trusted-proxies';
-import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/journal-sync';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/pipeline/journal-sync';
 import { runBun } from '../support/process';
 import { tempDir } from '../support/temp-dir';
 

@@ -81,7 +81,7 @@ export async function clickMany(server: RunningServer, slug: string, total: numb
 
 /**
  * The server's click journals: the main thread's, and on Postgres one per tracking listener
- * thread (src/tracking/listener-journals.ts), each answering a share of the connections.
+ * thread (src/tracking/listeners/listener-journals.ts), each answering a share of the connections.
  */
 export function journalDirs(dataDir: string): string[] {
   const listeners = join(dataDir, 'listeners');

@@ -4,7 +4,7 @@ import { startServer, waitForOutput, type RunningServer } from '../support/serve
 import { createLinkOver, e2eBackends, journalDirs, journaledClickIds, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
 
 /**
- * Tracking listener threads (src/tracking/listeners.ts) on the real server process: on Postgres
+ * Tracking listener threads (src/tracking/listeners/listeners.ts) on the real server process: on Postgres
  * GET /c is answered by the main thread and TRACKING_THREADS more, on one port. Each request
  * here opens its own connection, so the kernel spreads them over every thread.
  */

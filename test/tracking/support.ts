@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/db';
-import type { ClickPipeline } from '../../src/tracking/click-pipeline';
-import type { ClickWriter } from '../../src/tracking/click-writer';
+import type { ClickPipeline } from '../../src/tracking/pipeline/click-pipeline';
+import type { ClickWriter } from '../../src/tracking/pipeline/click-writer';
 import { newId } from '../../src/shared/ids';
 import type { ClickRecord } from '../../src/tracking/click.model';
 import type { ImpressionRecord } from '../../src/tracking/tracking.model';

@@ -1,0 +1,46 @@
+/**
+ * The click writer thread: enrichment (user agent, geo, crawler ranges, IP hashes) and the
+ * inserts of journaled records, on its own event loop and its own Postgres connections, so
+ * the main thread spends its time answering redirects. Started by click-writer.thread.ts.
+ */
+import { errorCode } from '../../db/errors';
+import { openPostgres } from '../../db/postgres';
+import { errorMessage } from '../../shared/error-message';
+import { createIpHasher } from '../../shared/ip-hash';
+import { createClickWriter } from './click-writer';
+import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './click-writer.protocol';
+import { createIngestion } from '../enrich/ingest';
+
+declare const self: Worker;
+
+const reply = (message: ClickWriterReply) => self.postMessage(message);
+
+function start(init: ClickWriterInit) {
+  let writer;
+  let db;
+  try {
+    // Four connections: a batch's statements run side by side, as they do in process.
+    db = openPostgres(init.databaseUrl, { max: 4 });
+    const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) });
+    writer = createClickWriter({ db, enrich: (click) => ingestion.enrich(click), setAsidePath: init.setAsidePath });
+  } catch (error) {
+    reply({ kind: 'failed', message: errorMessage(error) });
+    return;
+  }
+  const connection = db;
+  const writes = writer;
+  self.onmessage = (event: MessageEvent<ClickWriterRequest>) => {
+    const request = event.data;
+    if (request.kind === 'close') {
+      void connection.close().finally(() => reply({ kind: 'done', id: request.id }));
+      return;
+    }
+    writes.write(request.lines, request.count, { sideBySide: request.sideBySide }).then(
+      () => reply({ kind: 'done', id: request.id }),
+      (error) => reply({ kind: 'error', id: request.id, message: errorMessage(error), code: errorCode(error) }),
+    );
+  };
+  reply({ kind: 'ready' });
+}
+
+self.onmessage = (event: MessageEvent<ClickWriterInit>) => start(event.data);

@@ -1,0 +1,119 @@
+import type { ClickRecord } from '../click.model';
+import { CLICK_ID_PARAM, formDecode, parseQuery, queryOf } from './landing-url';
+import {
+  ALLOWED_VALUES,
+  CAPTURE_LIMITS,
+  CAPTURED_PARAMS,
+  completeClick,
+  FORCE_TRANSPARENT_PARAM,
+  LANDING_PARAMS,
+  type JournalEntry,
+} from '../tracking.model';
+
+/**
+ * A click's query string, read twice: the redirect reads only what its answer depends on and
+ * journals the rest as it came; the batcher captures the other parameters (ValueTrack and extras)
+ * right before the click is written, so parsing them stays out of the redirect.
+ */
+
+/** What the redirect reads of its query string. */
+export interface ClickControls {
+  /** The query string as sent: what follows '?', up to a '#' ('' when there is none). */
+  query: string;
+  /** The landing URL parameter given (the first of LANDING_PARAMS whose value is not empty), or undefined. */
+  landingParam: (typeof LANDING_PARAMS)[number] | undefined;
+  /** Its value exactly as sent (not decoded). */
+  landingRaw: string;
+  /** force_transparent's raw value, when the parameter is present. */
+  force: string | undefined;
+}
+
+/** Where each control parameter stands in LANDING_PARAMS (its preference), and force_transparent after them. */
+const FORCE_INDEX: number = LANDING_PARAMS.length;
+const CONTROL_INDEX = new Map<string, number>([...LANDING_PARAMS.map((name, index) => [name, index] as const), [FORCE_TRANSPARENT_PARAM, FORCE_INDEX]]);
+/** The longest a control parameter's name can be as sent: every character percent-encoded. */
+const MAX_CONTROL_NAME = Math.max(...[...CONTROL_INDEX.keys()].map((name) => name.length)) * 3;
+
+/**
+ * The control parameters of a request URL, read as parseQuery would (names form-decoded, the
+ * first occurrence of a name wins) without building a map of every parameter: this runs on
+ * every click redirect.
+ */
+export function clickControls(requestUrl: string): ClickControls {
+  const query = queryOf(requestUrl);
+  let seen = 0;
+  let landing = FORCE_INDEX;
+  let landingRaw = '';
+  let force: string | undefined;
+  for (let at = 0; at <= query.length; ) {
+    let next = query.indexOf('&', at);
+    if (next < 0) next = query.length;
+    let eq = query.indexOf('=', at);
+    if (eq < 0 || eq > next) eq = next;
+    const index = eq - at <= MAX_CONTROL_NAME ? CONTROL_INDEX.get(formDecode(query.slice(at, eq))) : undefined;
+    if (index !== undefined && (seen & (1 << index)) === 0) {
+      seen |= 1 << index;
+      const value = eq < next ? query.slice(eq + 1, next) : '';
+      if (index === FORCE_INDEX) force = value;
+      else if (value !== '' && index < landing) {
+        landing = index;
+        landingRaw = value;
+      }
+    }
+    at = next + 1;
+  }
+  return { query, landingParam: landing < FORCE_INDEX ? LANDING_PARAMS[landing] : undefined, landingRaw, force };
+}
+
+/**
+ * A journaled click as it is stored: completed with the defaults, and with what its query
+ * string carries (a journal line without one, written before the query string was journaled
+ * raw, already holds its captured fields).
+ */
+export function capturedClick(entry: Extract<JournalEntry, { k: 'c' }>): ClickRecord {
+  const click = completeClick(entry.r);
+  if (click.user_agent !== null) click.user_agent = storable(click.user_agent);
+  if (click.referer !== null) click.referer = storable(click.referer);
+  if (entry.q) captureQuery(click, entry.q);
+  return click;
+}
+
+/** The spec's ValueTrack parameters into their columns, and up to CAPTURE_LIMITS.extraParams others into `params`. */
+function captureQuery(click: ClickRecord, query: string): void {
+  let extras: Record<string, string> | undefined;
+  let extraCount = 0;
+  parseQuery(query).forEach((raw, name) => {
+    if (Object.hasOwn(CAPTURED_PARAMS, name)) {
+      const param = name as keyof typeof CAPTURED_PARAMS;
+      const value = capturedValue(param, decodedText(raw));
+      if (value !== null) click[CAPTURED_PARAMS[param]] = value;
+    } else if (raw !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength && !isControlParam(name)) {
+      (extras ??= {})[storable(name)] = decodedText(raw).slice(0, CAPTURE_LIMITS.valueLength);
+      extraCount++;
+    }
+  });
+  if (extras) click.params = extras;
+}
+
+function capturedValue(param: keyof typeof CAPTURED_PARAMS, value: string): string | null {
+  if (value === '') return null;
+  const allowed = ALLOWED_VALUES[param];
+  if (allowed) return allowed.has(value) ? value : null;
+  if (param === 'gclid') return value.length <= CAPTURE_LIMITS.gclidLength ? value : null;
+  return value.slice(0, CAPTURE_LIMITS.valueLength);
+}
+
+function isControlParam(name: string): boolean {
+  return name === CLICK_ID_PARAM || CONTROL_INDEX.has(name);
+}
+
+/**
+ * Text as Postgres can store it: without U+0000, which no text or jsonb value may hold (a single
+ * `%00` in a query string would otherwise make the click unstorable). Nothing else is changed.
+ */
+export function storable(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '') : text;
+}
+
+/** A query value, form-decoded once, as it is stored. */
+export const decodedText = (raw: string) => storable(formDecode(raw));
