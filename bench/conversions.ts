@@ -8,6 +8,7 @@
  *   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 32), BENCH_CLICKS (default 1000000);
  *   CLICK_BACKLOG and MIRROR_INTERVAL_MS are passed through to the server (service-settings.ts).
  */
+import { requireWrk } from './wrk';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDir } from './scratch-dir';
@@ -40,7 +41,7 @@ interface WrkResult {
 const clickId = (i: number) => `bench${String(i).padStart(8, '0')}`;
 
 async function wrk(url: string, apiKey: string, seconds: number): Promise<WrkResult> {
-  if (!Bun.which('wrk')) throw new Error('this benchmark needs wrk (apt-get install wrk)');
+  requireWrk();
   const script = join(scratchDir('wrk'), 'conversions.lua');
   writeFileSync(
     script,

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scratchDir } from './scratch-dir';
+import { requireWrk } from './wrk';
 
 /** One SDK install call of the load mix: where it comes from and what it carries. */
 export interface Profile {
@@ -9,7 +10,7 @@ export interface Profile {
 }
 
 export interface LoadResult {
-  tool: 'wrk' | 'autocannon';
+  tool: 'wrk';
   requests: number;
   reqPerSec: number;
   p50Ms: number;
@@ -28,9 +29,9 @@ export interface LoadOptions {
   profiles: readonly Profile[];
 }
 
-/** wrk (C, light on a shared CPU) when installed, else autocannon from the devDependencies. */
+/** Load from Debian's wrk (installed when missing, else the bench stops: bench/wrk.ts). */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  return Bun.which('wrk') ? runWrk(options) : runAutocannon(options);
+  return runWrk(options);
 }
 
 const luaString = (value: string) => `"${value.replace(/[^A-Za-z0-9_.:-]/g, '')}"`;
@@ -57,7 +58,7 @@ request = function()
   return wrk.format("POST", ${JSON.stringify(options.path)}, {["Content-Type"] = "application/json", ["X-SDK-Key"] = ${luaString(options.sdkKey)}, ["X-Forwarded-For"] = p[1]}, body)
 end`,
   );
-  const proc = Bun.spawn(['wrk', '-t2', `-c${options.connections}`, `-d${options.durationSeconds}s`, '--latency', '-s', script, options.url], { stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn([requireWrk(), '-t2', `-c${options.connections}`, `-d${options.durationSeconds}s`, '--latency', '-s', script, options.url], { stdout: 'pipe', stderr: 'pipe' });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   if (proc.exitCode !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}\n${out}`);
@@ -77,37 +78,5 @@ end`,
     p99Ms: ms('99'),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-  };
-}
-
-async function runAutocannon(options: LoadOptions): Promise<LoadResult> {
-  const { default: autocannon } = await import('autocannon');
-  let counter = 0;
-  const result = await autocannon({
-    url: options.url,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    requests: [
-      {
-        method: 'POST',
-        path: options.path,
-        setupRequest: (request) => {
-          counter += 1;
-          const p = options.profiles[(counter * 7) % options.profiles.length]!;
-          const body: Record<string, unknown> = { device_id: `bench-${counter}-${Math.random().toString(36).slice(2)}`, platform: 'android', os_version: '14' };
-          if (p.clickId) body.click_id = p.clickId;
-          return { ...request, headers: { 'content-type': 'application/json', 'x-sdk-key': options.sdkKey, 'x-forwarded-for': p.ip }, body: JSON.stringify(body) };
-        },
-      },
-    ],
-  });
-  return {
-    tool: 'autocannon',
-    requests: result.requests.total,
-    reqPerSec: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
   };
 }

@@ -46,7 +46,7 @@ export type App = ReturnType<typeof createApp>;
 /** What a node serves: Bun.serve takes `routes` and `fetch`; main.ts and the tests build it here. */
 export interface Serving {
   app: App;
-  /** GET /c/{slug} and GET /i/{campaign}, straight from Bun's router to their handlers. */
+  /** GET /c/{slug}, GET /l/{slug} and GET /i/{campaign}, straight from Bun's router to their handlers. */
   routes: ReturnType<typeof nativeTrackingRoutes>;
   /**
    * Everything else, to the app. A request that reaches it without passing Bun's router (one a

@@ -1,11 +1,12 @@
 /**
- * A tracking listener thread: answers GET /c and GET /i on the node's port beside the main
+ * A tracking listener thread: answers GET /c, /l and /i on the node's port beside the main
  * thread (the kernel spreads connections over both), with its own link and campaign caches, its
  * own click journal, click writer thread and Postgres connections. Every other request is
  * forwarded to the main thread's app (src/http/forwarding.ts). Started by listeners.ts.
  */
 import type { Server } from 'bun';
 import { openPostgres } from '../../db/postgres';
+import { openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';
 import { SERVE_OPTIONS } from '../../http/serve-options';
 import { linkChangeSubscribers } from '../../links/link-changes';
@@ -40,14 +41,18 @@ async function start({ config, dataDir, forward }: ListenerInit) {
     await clickPipeline.start();
     const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' });
     await linkCache.start();
-    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config };
+    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel() };
     const toMainThread = forwardTo(forward);
     const routes = nativeTrackingRoutes(deps);
     server = Bun.serve({
       port: config.port,
       reusePort: true,
       ...SERVE_OPTIONS,
-      routes: { ...routes, '/c/:slug': { GET: handOverWhenUnavailable(routes['/c/:slug'].GET, toMainThread) } },
+      routes: {
+        ...routes,
+        '/c/:slug': { GET: handOverWhenUnavailable(routes['/c/:slug'].GET, toMainThread) },
+        '/l/:slug': { GET: handOverWhenUnavailable(routes['/l/:slug'].GET, toMainThread) },
+      },
       fetch: toMainThread,
     });
     const listening = server;

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/db';
 import { compileLandingHosts, type LandingHosts } from '../../links/landing-hosts';
 import { changedDomain, type LinkChanges } from '../../links/link-changes';
+import { compileSmartLink, type SmartLink } from '../../smartlinks/smart-link';
 import { KeyFilter } from './key-filter';
 import { checkHttpUrl } from './landing-url';
 import { Lru } from './lru';
@@ -19,6 +20,8 @@ export interface CompiledLink {
   destination: string | null;
   /** Where a `url` may send the visitor; null: anywhere (the transparent redirect's default). */
   landingHosts: LandingHosts | null;
+  /** An active smart link's routing, compiled once here; null for every link /l does not serve. */
+  smart: SmartLink | null;
 }
 
 export interface LinkCacheOptions {
@@ -182,6 +185,7 @@ function compile(row: LinkRow): CompiledLink {
     serves: row.kind === 'tracking' && row.status === 'active',
     destination: destination?.ok ? destination.url : null,
     landingHosts: Array.isArray(row.allowed_landing_hosts) ? compileLandingHosts(row.allowed_landing_hosts) : null,
+    smart: row.kind === 'smart' && row.status === 'active' ? compileSmartLink(row) : null,
   };
 }
 

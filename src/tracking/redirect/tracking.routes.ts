@@ -5,6 +5,7 @@ import type { NativeRoutes, PeerSource } from '../../http/native-routes';
 import type { Config } from '../../config';
 import { answerBatch } from './answer-batch';
 import { openGeoDatabase } from '../enrich/geo';
+import { handleSmartLink, type SmartLinkDeps } from '../../smartlinks/router.service';
 import { handleClick, handleImpression, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -26,13 +27,14 @@ type Answer = Response | Promise<Response>;
  * hasher. The main thread passes its Services; a tracking listener thread (listener.worker.ts)
  * builds its own.
  */
-export type TrackingDeps = ClickDeps & Omit<ImpressionDeps, 'geo'> & {
+export type TrackingDeps = ClickDeps & Omit<ImpressionDeps, 'geo'> & Pick<SmartLinkDeps, 'db' | 'ipIntel'> & {
   config: Pick<Config, 'trustProxy' | 'trustedProxies'>;
 };
 
 /** The two tracking handlers, bound to this node's caches and pipeline. */
-function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config }: TrackingDeps) {
+function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config, db, ipIntel }: TrackingDeps) {
   const clickDeps = { linkCache, clickPipeline, clock };
+  const smartDeps = { ...clickDeps, db, ipIntel };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
   const requestOf = (request: Request, socketIp: string | undefined, arrival: number) => ({
     url: request.url,
@@ -44,6 +46,8 @@ function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHa
   return {
     click: (slug: string, request: Request, socketIp: string | undefined): Answer =>
       handleClick(clickDeps, slug, requestOf(request, socketIp, performance.now())),
+    smartLink: (slug: string, request: Request, socketIp: string | undefined): Answer =>
+      handleSmartLink(smartDeps, slug, { ...requestOf(request, socketIp, performance.now()), acceptLanguage: request.headers.get('accept-language') }),
     impression: (campaign: string, request: Request, socketIp: string | undefined): Answer =>
       handleImpression(impressionDeps, campaign, requestOf(request, socketIp, performance.now())),
   };
@@ -65,7 +69,7 @@ function settle(answer: () => Answer): Response | Promise<Response> {
 }
 
 /**
- * GET /c/{slug} and GET /i/{campaign} as Bun's own routes, skipping the app's per-request hooks
+ * GET /c/{slug}, GET /l/{slug} and GET /i/{campaign} as Bun's own routes, skipping the app's per-request hooks
  * (no rate or body limits on these GETs: spec, Limits). Answers of one event-loop turn go out
  * together (answer-batch.ts); other methods get the app's 405.
  */
@@ -76,6 +80,10 @@ export function nativeTrackingRoutes(deps: TrackingDeps) {
     '/c/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
         batched(settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
+    },
+    '/l/:slug': {
+      GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
+        batched(settle(() => handlers.smartLink(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/i/:campaign': {
       GET: (request: Request & { params: { campaign: string } }, server: PeerSource) =>

@@ -8,7 +8,7 @@ import type { GeoLookup } from '../enrich/geo';
 import { parseIp } from '../enrich/ip';
 import { parseUserAgent } from '../enrich/user-agent';
 import type { ClickPipeline } from '../pipeline/click-pipeline';
-import { clickControls, decodedText, storable } from './click-query';
+import { clickControls, decodedText, storable, type ClickControls } from './click-query';
 import { formDecode, rawQuery, resolveLandingUrlCached, withClickId } from './landing-url';
 import type { CompiledLink, LinkCache } from './link-cache';
 import {
@@ -59,7 +59,12 @@ export function handleClick(deps: ClickDeps, slug: string, request: TrackingRequ
 
 function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingRequest): Response {
   if (!link || !link.serves) throw notFound('link not found');
-  const { query, landingParam, landingRaw, force } = clickControls(request.url);
+  return transparentRedirect(deps, link, request, clickControls(request.url));
+}
+
+/** The transparent redirect of /c, and of /l when a visible `url` overrides the link's rules. */
+export function transparentRedirect(deps: ClickDeps, link: CompiledLink, request: TrackingRequest, controls: ClickControls): Response {
+  const { query, landingParam, landingRaw, force } = controls;
   if (force !== undefined && formDecode(force) !== 'true') {
     throw fieldError(FORCE_TRANSPARENT_PARAM, "the only allowed value is 'true'");
   }
@@ -81,8 +86,19 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
 
   const clickId = newId();
   const location = withClickId(landing, clickId);
-  // Only what differs from CLICK_DEFAULTS, and the query string as sent: the batcher captures
-  // its parameters (click-query.ts), so the line journaled before each 302 is cheap to make.
+  const click = newClick(deps, link, request, clickId, location);
+  if (landingParam) click.transparent_param_present = true;
+  if (force !== undefined) click.force_transparent = true;
+  journalClick(deps, click, query, request);
+  return redirectTo(location);
+}
+
+/**
+ * A click as the redirect journals it: only what differs from CLICK_DEFAULTS, and the query
+ * string as sent (the batcher captures its parameters, click-query.ts), so the line written
+ * before each answer is cheap to make.
+ */
+export function newClick(deps: Pick<ClickDeps, 'clock'>, link: CompiledLink, request: TrackingRequest, clickId: string, location: string): JournaledClick {
   const click: JournaledClick = {
     id: clickId,
     org_id: link.orgId,
@@ -92,18 +108,24 @@ function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingR
     ip: request.ip,
   };
   if (link.campaignId) click.campaign_id = link.campaignId;
-  if (landingParam) click.transparent_param_present = true;
-  if (force !== undefined) click.force_transparent = true;
   if (request.userAgent) click.user_agent = request.userAgent.slice(0, CAPTURE_LIMITS.headerLength);
   if (request.referer) click.referer = request.referer.slice(0, CAPTURE_LIMITS.headerLength);
+  return click;
+}
+
+/** Journals the click before its answer leaves: answering without it would lose an answered click. */
+export function journalClick(deps: Pick<ClickDeps, 'clickPipeline'>, click: JournaledClick, query: string, request: TrackingRequest): void {
   click.latency_ms = Math.round(performance.now() - request.arrival);
   try {
     deps.clickPipeline.recordClick(click, query);
   } catch (error) {
-    // Answering without a journaled click would break the promise that answered clicks are kept.
     console.error('click redirect: the click could not be journaled', error);
     throw unavailable();
   }
+}
+
+/** The 302 of a click; Location set on one shared Headers object (below). */
+export function redirectTo(location: string): Response {
   REDIRECT_HEADERS.set('Location', location);
   return new Response(null, REDIRECT_INIT);
 }

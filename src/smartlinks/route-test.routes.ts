@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { strictBody } from '../http/strict-body';
+import { RouteTestBody } from './route-test.model';
+import { testRoute, type RouteTestDeps } from './route-test.service';
+
+/** The dashboard's route test: session only, records nothing. */
+export function routeTestRoutes(deps: AuthDeps & RouteTestDeps) {
+  return new Elysia({ name: 'smartlinks-route-test' })
+    .use(authPlugin(deps))
+    .post('/api/dashboard/route-test', ({ body, session }) => testRoute(deps, session.orgId, body), {
+      session: true,
+      body: RouteTestBody,
+      transform: strictBody(RouteTestBody),
+    });
+}
