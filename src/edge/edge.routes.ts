@@ -1,0 +1,11 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { HotLinkList } from './hot-links.model';
+import { hotLinks, type HotLinksDeps } from './hot-links.service';
+
+/** The edge pair (docs/edge.md): an edge worker warms its cache from the hot links (API key). */
+export function edgeRoutes(services: AuthDeps & HotLinksDeps) {
+  return new Elysia({ name: 'edge' })
+    .use(authPlugin(services))
+    .get('/api/edge/links/hot', ({ principal }) => hotLinks(services, principal.orgId), { apiKey: true, response: { 200: HotLinkList } });
+}
