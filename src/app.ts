@@ -7,6 +7,7 @@ import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
 import { domainsRoutes } from './domains/domains.routes';
+import { edgeRoutes } from './edge/edge.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
@@ -36,7 +37,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(conversionsRoutes(services))
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
-    .use(sdkRoutes(services));
+    .use(sdkRoutes(services))
+    .use(edgeRoutes(services));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }

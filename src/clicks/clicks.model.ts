@@ -15,9 +15,21 @@ export type ClickListQuery = typeof ClickListQuery.static;
 
 const nullable = <T extends ReturnType<typeof t.String> | ReturnType<typeof t.Integer>>(schema: T) => t.Union([schema, t.Null()]);
 
+/** What a smart link (/l) decided for the click (docs/click-export.md, "route"). */
+export const ClickRoute = t.Object({
+  rule_index: nullable(t.Integer()),
+  rule_name: nullable(t.String()),
+  action: t.Union([
+    t.Literal('url'), t.Literal('store'), t.Literal('deep_link'), t.Literal('variants'), t.Literal('fallback'), t.Literal('destination'),
+  ]),
+  variant_index: nullable(t.Integer()),
+  page: t.Union([t.Literal('interstitial'), t.Literal('qr'), t.Literal('preview'), t.Null()]),
+});
+
 /**
  * The Click read model of the interface, field for field, plus dropReason: why a stored click
- * never attributes (an ingestion step's reason, e.g. 'bot'), null for a click that counts.
+ * never attributes (an ingestion step's reason, e.g. 'bot'), null for a click that counts, and
+ * route: the smart-link decision, null for any other click.
  */
 export const Click = t.Object({
   id: t.String(),
@@ -38,6 +50,7 @@ export const Click = t.Object({
   isBot: t.Boolean(),
   dropReason: nullable(t.String()),
   latencyMs: nullable(t.Integer()),
+  route: t.Union([ClickRoute, t.Null()]),
 });
 export type Click = typeof Click.static;
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/db';
+import type { ClickRoute } from '../tracking/click.model';
 import type { Click, ClickFilter } from './clicks.model';
 import { selectClicks, type ClickRow } from './clicks.repo';
 
@@ -31,5 +32,12 @@ export function toClick(row: ClickRow): Click {
     isBot: row.is_bot,
     dropReason: row.drop_reason,
     latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
+    route: row.route === null ? null : exportedRoute(row.route),
   };
+}
+
+/** The route's five fields only, so the export's shape never depends on what else a row holds. */
+function exportedRoute(route: ClickRoute): ClickRoute {
+  const { rule_index, rule_name, action, variant_index, page } = route;
+  return { rule_index, rule_name, action, variant_index, page };
 }

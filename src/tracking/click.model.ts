@@ -40,4 +40,18 @@ export interface ClickRecord {
   device_type: string | null;
   drop_reason: string | null;
   params: Record<string, string> | null;
+  /** The smart-link routing decision behind the click; null for every other click. */
+  route: ClickRoute | null;
+}
+
+/** What a smart link (/l) did with a visit: the rule that matched, its action, and the page shown. */
+export interface ClickRoute {
+  /** Position and name of the matching rule; null when no rule matched. */
+  rule_index: number | null;
+  rule_name: string | null;
+  action: 'url' | 'store' | 'deep_link' | 'variants' | 'fallback' | 'destination';
+  /** The A/B variant chosen, for a `variants` action. */
+  variant_index: number | null;
+  /** The 200 page served instead of a 302, if any. */
+  page: 'interstitial' | 'qr' | 'preview' | null;
 }

@@ -80,7 +80,7 @@ export const CLICK_DEFAULTS: Omit<ClickRecord, 'id' | 'org_id' | 'created_at' | 
   placement: null, target_id: null, loc_physical_ms: null, loc_interest_ms: null, ad_position: null,
   transparent_param_present: false, force_transparent: false, is_bot: false, latency_ms: null, ip: null,
   ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null, os_family: null,
-  os_version: null, device_type: null, drop_reason: null, params: null,
+  os_version: null, device_type: null, drop_reason: null, params: null, route: null,
 };
 
 export function completeClick(click: JournaledClick): ClickRecord {
@@ -99,7 +99,7 @@ export const CLICK_COLUMNS = [
   'ad_group_ext_id', 'creative_id', 'keyword', 'match_type', 'network', 'device', 'placement', 'target_id',
   'loc_physical_ms', 'loc_interest_ms', 'ad_position', 'next_hop_url', 'transparent_param_present',
   'force_transparent', 'is_bot', 'latency_ms', 'ip', 'ip_day_hash', 'household_hash', 'user_agent', 'referer',
-  'country', 'os_family', 'os_version', 'device_type', 'drop_reason', 'params',
+  'country', 'os_family', 'os_version', 'device_type', 'drop_reason', 'params', 'route',
 ] as const satisfies readonly (keyof ClickRecord)[];
 
 export const IMPRESSION_COLUMNS = [

@@ -17,8 +17,9 @@ for (const backend of backends()) {
       const mirror = await testMirror({ db });
       const clickId = newId();
       await db.query(
-        `INSERT INTO clicks (id, org_id, created_at, next_hop_url, is_bot, latency_ms, params)
-         VALUES ($1, $2, '2024-05-01 10:00:00.123456+02', 'https://example.com/a', true, 17, '{"utm_source": "news"}')`,
+        `INSERT INTO clicks (id, org_id, created_at, next_hop_url, is_bot, latency_ms, params, route)
+         VALUES ($1, $2, '2024-05-01 10:00:00.123456+02', 'https://example.com/a', true, 17, '{"utm_source": "news"}',
+                 '{"rule_index": 3, "rule_name": "ab", "action": "variants", "variant_index": 1, "page": null}')`,
         [clickId, org],
       );
       const conversionId = newId();
@@ -34,7 +35,8 @@ for (const backend of backends()) {
       for (const table of MIRRORED_TABLES) expect(tables.map((t) => t.table_name)).toContain(table);
 
       const [click] = await mirror.query<Record<string, unknown>>(
-        `SELECT epoch_us(created_at) AS micros, is_bot, latency_ms, json_extract_string(params, '$.utm_source') AS source, next_hop_url
+        `SELECT epoch_us(created_at) AS micros, is_bot, latency_ms, json_extract_string(params, '$.utm_source') AS source, next_hop_url,
+                json_extract_string(route, '$.action') AS action, CAST(json_extract(route, '$.variant_index') AS INTEGER) AS variant
            FROM clicks WHERE id = $1`,
         [clickId],
       );
@@ -44,6 +46,8 @@ for (const backend of backends()) {
         latency_ms: 17,
         source: 'news',
         next_hop_url: 'https://example.com/a',
+        action: 'variants',
+        variant: 1,
       });
       const [conversion] = await mirror.query<Record<string, unknown>>(
         'SELECT value::VARCHAR AS exact, currency, event_name FROM conversions WHERE id = $1',

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import { newId } from '../../src/shared/ids';
 import { TIMESTAMP_ERROR } from '../../src/shared/timestamp';
+import type { JournaledClick } from '../../src/tracking/tracking.model';
 import { body, testApp } from '../support/app';
 import { insertClick, type ClickOverrides } from '../support/clicks';
 import { backends } from '../support/db';
@@ -10,7 +11,7 @@ import { expectSecurityHeaders } from '../support/http';
 
 const CLICK_FIELDS = [
   'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType',
-  'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'dropReason', 'latencyMs',
+  'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'dropReason', 'latencyMs', 'route',
 ].sort();
 
 for (const backend of backends()) {
@@ -57,7 +58,24 @@ for (const backend of backends()) {
           isBot: true,
           dropReason: 'verified_bot',
           latencyMs: 7,
+          route: null,
         });
+      });
+
+      test('a smart-link click journaled with its route is exported with it; a /c click has route null', async () => {
+        const org = await orgWithKey(db);
+        const route = { rule_index: 1, rule_name: 'ios-us', action: 'store', variant_index: null, page: 'interstitial' } as const;
+        const noRule = { rule_index: null, rule_name: null, action: 'fallback', variant_index: null, page: null } as const;
+        const [smart, fallback, plain] = [newId(), newId(), newId()];
+        const journaled = (id: string, minute: number, extra: Partial<JournaledClick>): JournaledClick => ({
+          id, org_id: org.orgId, created_at: `2026-09-02T10:0${minute}:00.000Z`, next_hop_url: `https://shop.example.com/?svc_click_id=${id}`, ...extra,
+        });
+        t.services.clickPipeline.recordClick(journaled(smart, 2, { route }));
+        t.services.clickPipeline.recordClick(journaled(fallback, 1, { route: noRule }));
+        t.services.clickPipeline.recordClick(journaled(plain, 0, {}));
+        await t.services.clickPipeline.flush();
+        const { data } = await body(await list('', org.auth));
+        expect(data.map((c: { id: string; route: unknown }) => [c.id, c.route])).toEqual([[smart, route], [fallback, noRule], [plain, null]]);
       });
 
       test('nullable fields come back as null, never missing', async () => {
@@ -65,7 +83,7 @@ for (const backend of backends()) {
         await insertClicks(org.orgId, [{ createdAt: '2026-09-02T10:00:00Z', latencyMs: null }]);
         const [click] = (await body(await list('', org.auth))).data;
         expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);
-        for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'dropReason', 'latencyMs']) {
+        for (const field of ['gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network', 'device', 'dropReason', 'latencyMs', 'route']) {
           expect(click[field]).toBeNull();
         }
         expect([click.transparentParamPresent, click.forceTransparent, click.isBot]).toEqual([false, false, false]);

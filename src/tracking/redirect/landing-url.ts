@@ -71,7 +71,8 @@ export function checkHttpUrl(candidate: string): LandingUrl {
   return { ok: true, url, host: comparableHost(checked.url) };
 }
 
-function encodeUnsafeChars(value: string): string {
+/** Percent-encodes, as UTF-8, every character a header may not hold as is (controls, blanks, non-ASCII). */
+export function encodeUnsafeChars(value: string): string {
   let out = '';
   let start = 0;
   for (let i = 0; i < value.length; i++) {

@@ -14,6 +14,9 @@ export interface CompiledLink {
   campaignId: string | null;
   domain: string;
   slug: string;
+  /** 'tracking' or 'smart', and 'active' or 'paused', as stored (edge ingest takes both kinds). */
+  kind: string;
+  status: string;
   /** Only active tracking links answer /c; paused links and other kinds answer 404. */
   serves: boolean;
   /** The validated destination, or null when the link has none usable (then a `url` is required). */
@@ -182,6 +185,8 @@ function compile(row: LinkRow): CompiledLink {
     campaignId: row.campaign_id,
     domain: row.domain,
     slug: row.slug,
+    kind: row.kind,
+    status: row.status,
     serves: row.kind === 'tracking' && row.status === 'active',
     destination: destination?.ok ? destination.url : null,
     landingHosts: Array.isArray(row.allowed_landing_hosts) ? compileLandingHosts(row.allowed_landing_hosts) : null,

@@ -50,6 +50,7 @@ export function rawClick(overrides: Partial<ClickRecord> = {}): ClickRecord {
     device_type: null,
     drop_reason: null,
     params: null,
+    route: null,
     ...overrides,
   };
 }

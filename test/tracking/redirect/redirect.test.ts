@@ -127,6 +127,7 @@ for (const backend of backends()) {
           device_type: 'mobile',
           drop_reason: null,
           params: { utm_source: 'google', utm_campaign: 'spring sale' },
+          route: null,
         });
         expect(row.latency_ms).toBeGreaterThanOrEqual(0);
         expect(row.ip_day_hash).toBe(t.services.ipHasher.ipDay('8.8.8.8', new Date(row.created_at)));
