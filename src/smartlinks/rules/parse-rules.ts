@@ -111,7 +111,7 @@ function readAction(raw: unknown, path: string, errors: FieldErrors): RuleAction
     return NO_ACTION;
   }
   const keys = Object.keys(raw);
-  const named = ACTIONS.filter((action) => action in raw);
+  const named = ACTIONS.filter((action) => Object.hasOwn(raw, action));
   for (const key of keys) {
     const known = (ACTIONS as readonly string[]).includes(key) || (key === 'fallback' && named.length === 1 && named[0] === 'deep_link');
     if (key === 'fallback' && !known) errors.add(`${path}.fallback`, 'only a deep_link action has a fallback');
@@ -135,7 +135,7 @@ function readAction(raw: unknown, path: string, errors: FieldErrors): RuleAction
     case 'variants':
       return { variants: readVariants(raw.variants, at, errors) };
     default:
-      if (!(BLOCK_STATUSES as readonly unknown[]).includes(raw.block)) errors.add(at, `must be ${BLOCK_STATUSES.join(', ').replace(/, (?=[^,]*$)/, ' or ')}`);
+      if (!(BLOCK_STATUSES as readonly unknown[]).includes(raw.block)) errors.add(at, 'must be 403, 404 or 410');
       return { block: raw.block as BlockStatus };
   }
 }
