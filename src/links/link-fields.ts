@@ -9,7 +9,6 @@ export type { Parsed };
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DEEP_LINK_PATH_LENGTH = 512;
-export const MAX_RULES_BYTES = 65_536;
 
 /**
  * An absolute http(s) URL with a host, by the rule every URL a visitor may be sent to follows
@@ -56,13 +55,5 @@ export function parseDeepLinkPath(raw: string): Parsed<string> {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(raw)) return { error: 'must be a path, not a URL with a scheme' };
   if (raw.startsWith('//')) return { error: 'must not start with //' };
   if (!DEEP_LINK_CHARS.test(raw)) return { error: 'must contain only URL path characters (percent-encode the rest)' };
-  return { value: raw };
-}
-
-/** Routing rules are stored as given and read by the smart-link router; here only their size is bounded. */
-export function parseRules(raw: unknown): Parsed<unknown> {
-  if (raw === null || typeof raw !== 'object') return { error: 'must be an array or an object' };
-  const bytes = Buffer.byteLength(JSON.stringify(raw), 'utf8');
-  if (bytes > MAX_RULES_BYTES) return { error: `must be at most ${MAX_RULES_BYTES} bytes as JSON` };
   return { value: raw };
 }

@@ -3,7 +3,9 @@ import type { DomainStatus } from '../domains/domains.model';
 import { WholeNumber } from '../http/strict-body';
 import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
 import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from './landing-hosts';
+import type { RuleSet } from '../smartlinks/rules/rules.model';
 import { MAX_DEEP_LINK_PATH_LENGTH, MAX_URL_LENGTH } from './link-fields';
+import type { LinkPreview } from './link-preview';
 
 /** The stored row as the repository returns it. */
 export interface LinkRow {
@@ -18,7 +20,10 @@ export interface LinkRow {
   status: LinkStatus;
   expires_at: Date | null;
   click_cap: number | null;
+  /** A rule set as parseRules stores it; rows written before version 1 may hold other JSON. */
   rules: unknown;
+  pass_params: boolean;
+  preview: LinkPreview | null;
   allowed_landing_hosts: string[] | null;
   created_at: Date;
   updated_at: Date;
@@ -48,7 +53,10 @@ const mutable = {
   click_cap: t.Optional(
     t.Union([WholeNumber({ minimum: 1, maximum: MAX_CLICK_CAP }), t.Null()], { error: `must be an integer from 1 to ${MAX_CLICK_CAP} or null` }),
   ),
+  // rules and preview are checked by their parsers, so each error names its exact path.
   rules: t.Optional(t.Union([t.Array(t.Unknown()), t.Record(t.String(), t.Unknown()), t.Null()], { error: 'must be an array, an object or null' })),
+  pass_params: t.Optional(t.Boolean({ error: 'must be true or false' })),
+  preview: t.Optional(t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { error: 'must be an object {title, description, image} or null' })),
   deep_link_path: t.Optional(
     t.Union([t.String({ maxLength: MAX_DEEP_LINK_PATH_LENGTH }), t.Null()], { error: `must be a path of at most ${MAX_DEEP_LINK_PATH_LENGTH} characters or null` }),
   ),
@@ -89,6 +97,10 @@ export interface LinkResponse {
   expires_at: string | null;
   click_cap: number | null;
   rules: unknown;
+  /** Smart links: whether the visit's query parameters are passed on to the target (docs/smart-links.md). */
+  pass_params: boolean;
+  /** Smart links: what crawlers and link-preview bots are shown. */
+  preview: LinkPreview | null;
   deep_link_path: string | null;
   /** An optional extension of the interface's link (which it leaves "not shown"); docs/management-api.md. */
   allowed_landing_hosts: string[] | null;
@@ -110,7 +122,9 @@ export interface LinkUpdate {
   status?: LinkStatus;
   expires_at?: Date | null;
   click_cap?: number | null;
-  rules?: unknown;
+  rules?: RuleSet | null;
+  pass_params?: boolean;
+  preview?: LinkPreview | null;
   deep_link_path?: string | null;
   allowed_landing_hosts?: string[] | null;
 }

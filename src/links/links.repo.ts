@@ -3,7 +3,7 @@ import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
 import type { LinkKind, LinkRow, LinkUpdate } from './links.model';
 
 const COLUMNS = `id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules,
-  allowed_landing_hosts, created_at, updated_at, ${LINK_DOMAIN_STATUS}`;
+  pass_params, preview, allowed_landing_hosts, created_at, updated_at, ${LINK_DOMAIN_STATUS}`;
 
 export interface NewLink {
   id: string;
@@ -18,6 +18,8 @@ export interface NewLink {
   expiresAt: Date | null;
   clickCap: number | null;
   rules: unknown;
+  passParams: boolean;
+  preview: unknown;
   allowedLandingHosts: string[] | null;
 }
 
@@ -29,8 +31,9 @@ function jsonParam(value: unknown): string | null {
 /** Inserts unless (domain, slug) is taken; undefined then, and nothing was written. */
 export async function insertLink(tx: Queryable, link: NewLink): Promise<LinkRow | undefined> {
   const rows = await tx.query<LinkRow>(
-    `INSERT INTO links (id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, allowed_landing_hosts)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11, $12::text::jsonb, $13::text::jsonb)
+    `INSERT INTO links (id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules, allowed_landing_hosts,
+       pass_params, preview)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::timestamptz, $11, $12::text::jsonb, $13::text::jsonb, $14, $15::text::jsonb)
      ON CONFLICT (domain, slug) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -47,6 +50,8 @@ export async function insertLink(tx: Queryable, link: NewLink): Promise<LinkRow 
       link.clickCap,
       jsonParam(link.rules),
       jsonParam(link.allowedLandingHosts),
+      link.passParams,
+      jsonParam(link.preview),
     ],
   );
   return rows[0];
@@ -77,6 +82,8 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
        rules = CASE WHEN $13::boolean THEN $14::text::jsonb ELSE rules END,
        deep_link_path = CASE WHEN $15::boolean THEN $16::text ELSE deep_link_path END,
        allowed_landing_hosts = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE allowed_landing_hosts END,
+       pass_params = CASE WHEN $19::boolean THEN $20::boolean ELSE pass_params END,
+       preview = CASE WHEN $21::boolean THEN $22::text::jsonb ELSE preview END,
        updated_at = now()
      WHERE id = $1 AND org_id = $2
      RETURNING ${COLUMNS}`,
@@ -99,6 +106,10 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
       update.deep_link_path ?? null,
       has('allowed_landing_hosts'),
       jsonParam(update.allowed_landing_hosts),
+      has('pass_params'),
+      update.pass_params ?? false,
+      has('preview'),
+      jsonParam(update.preview),
     ],
   );
   return rows[0];

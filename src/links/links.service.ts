@@ -8,7 +8,9 @@ import { conflict, fieldError, notFound, validationError } from '../http/errors'
 import { newId } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseLandingHosts } from './landing-hosts';
-import { parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules, type Parsed } from './link-fields';
+import { parseRules } from '../smartlinks/rules/parse-rules';
+import { parseDeepLinkPath, parseDomain, parseHttpUrl, type Parsed } from './link-fields';
+import { parsePreview } from './link-preview';
 import { announce, type LinkChanges } from './link-changes';
 import {
   type CreateLinkBody,
@@ -16,6 +18,7 @@ import {
   GENERATED_SLUG_LENGTH,
   type LinkResponse,
   type LinkRow,
+  type LinkKind,
   type LinkUpdate,
   type PatchLinkBody,
 } from './links.model';
@@ -53,6 +56,8 @@ export function toLinkResponse(row: LinkRow, config: Pick<Config, 'trackingUrl' 
     expires_at: row.expires_at?.toISOString() ?? null,
     click_cap: row.click_cap,
     rules: row.rules ?? null,
+    pass_params: row.pass_params,
+    preview: row.preview ?? null,
     deep_link_path: row.deep_link_path,
     allowed_landing_hosts: row.allowed_landing_hosts ?? null,
     domain_status: domainStatus,
@@ -90,7 +95,19 @@ export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): Link
     return 'error' in parsed ? parsed : { value: parsed.value.at };
   };
   nullable('expires_at', instant, (v) => (update.expires_at = v));
-  nullable('rules', parseRules, (v) => (update.rules = v));
+  if (body.rules === null) update.rules = null;
+  else if (body.rules !== undefined) {
+    const rules = parseRules(body.rules);
+    if (rules.ok) update.rules = rules.value;
+    else Object.assign(errors, rules.fieldErrors);
+  }
+  if (body.preview === null) update.preview = null;
+  else if (body.preview !== undefined) {
+    const preview = parsePreview(body.preview);
+    if ('errors' in preview) Object.assign(errors, preview.errors);
+    else update.preview = preview.value;
+  }
+  if (body.pass_params !== undefined) update.pass_params = body.pass_params;
   nullable('deep_link_path', parseDeepLinkPath, (v) => (update.deep_link_path = v));
   if (body.allowed_landing_hosts === null) update.allowed_landing_hosts = null;
   else if (body.allowed_landing_hosts !== undefined) {
@@ -105,6 +122,19 @@ export function parseLinkUpdate(body: PatchLinkBody, trackingHost: string): Link
 }
 
 /**
+ * Rules, a preview and passed parameters are read by /l only: on a tracking link they would be
+ * silently ignored, so setting them there is a 400 (clearing them is allowed).
+ */
+function assertSmartOnly(kind: LinkKind, update: LinkUpdate): void {
+  if (kind === 'smart') return;
+  const errors: Record<string, string[]> = {};
+  if (update.rules) errors.rules = ['only smart links have rules'];
+  if (update.preview) errors.preview = ['only smart links have a preview'];
+  if (update.pass_params) errors.pass_params = ['only smart links pass parameters on'];
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+}
+
+/**
  * A custom domain is held by the first organization that binds a link to it, until another one
  * proves control of it by DNS (src/domains/). Its links serve once the holder has verified it.
  */
@@ -116,6 +146,7 @@ async function assertDomainOwned(tx: Queryable, domain: string | undefined, orgI
 export async function createLink(deps: LinksDeps, actor: Actor, body: CreateLinkBody): Promise<LinkResponse> {
   const { slug, kind, campaign_id, ...mutable } = body;
   const fields = parseLinkUpdate(mutable, deps.config.trackingHost);
+  assertSmartOnly(kind ?? 'tracking', fields);
   const campaignId = campaign_id ?? null;
   const row = await deps.db.transaction(async (tx) => {
     // Another organization's campaign reads exactly like an unknown one.
@@ -139,6 +170,8 @@ export async function createLink(deps: LinksDeps, actor: Actor, body: CreateLink
         expiresAt: fields.expires_at ?? null,
         clickCap: fields.click_cap ?? null,
         rules: fields.rules ?? null,
+        passParams: fields.pass_params ?? false,
+        preview: fields.preview ?? null,
         allowedLandingHosts: fields.allowed_landing_hosts ?? null,
       });
       if (!created && slug !== undefined) throw conflict('slug taken');
@@ -173,6 +206,12 @@ export async function patchLink(deps: LinksDeps, actor: Actor, id: string, body:
   const fields = Object.keys(update);
   if (fields.length === 0) throw validationError({}, ['the body names no field to change']);
   const row = await deps.db.transaction(async (tx) => {
+    // A link's kind never changes, so reading it first cannot race with the update.
+    if (update.rules || update.preview || update.pass_params) {
+      const current = await repo.findLink(tx, actor.orgId, id);
+      if (!current) throw notFound('link not found');
+      assertSmartOnly(current.kind, update);
+    }
     let updated: LinkRow | undefined;
     try {
       updated = await repo.updateLink(tx, actor.orgId, id, update);

@@ -7,7 +7,7 @@
 // Blanks (Unicode ones included) and C0 and C1 control characters are never part of a URL as
 // typed. A backslash is read as a slash by browsers in http(s) URLs, so
 // `https://evil.example\@shop.example` would go somewhere other than what it appears to name.
-const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f-\u009f\\]/;
+export const UNSAFE_URL_CHARS = /[\s\u0000-\u001f\u007f-\u009f\\]/;
 // Scheme, '//' and a first authority character: `http:host` and `http:///x` are not hosts.
 const HTTP_PREFIX = /^https?:\/\/[^/?#]/i;
 const AUTHORITY_END = /[/?#]/;

@@ -126,7 +126,7 @@ for (const backend of backends()) {
 
         test('PATCH /api/v1/links/{id} answers 404, changes nothing and announces nothing', () =>
           untouched(async () => {
-            for (const json of [{ status: 'paused' }, { destination: 'https://evil.example' }, { domain: null }, { rules: [{ to: 'https://evil.example' }] }]) {
+            for (const json of [{ status: 'paused' }, { destination: 'https://evil.example' }, { domain: null }, { rules: [{ if: {}, then: { url: 'https://evil.example' } }] }, { preview: { title: 'x' } }, { pass_params: true }]) {
               const res = await as(`/api/v1/links/${owner.link.id}`, { method: 'PATCH', json });
               expect(res.status).toBe(404);
               expect(await body(res)).toEqual({ error: 'link not found' });

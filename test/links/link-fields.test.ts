@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parseLinkUpdate } from '../../src/links/links.service';
-import { MAX_RULES_BYTES, parseDeepLinkPath, parseDomain, parseHttpUrl, parseRules } from '../../src/links/link-fields';
+import { parseDeepLinkPath, parseDomain, parseHttpUrl } from '../../src/links/link-fields';
 
 const ok = <T>(parsed: { value: T } | { error: string }) => ('value' in parsed ? parsed.value : undefined);
 const isError = (parsed: object) => 'error' in parsed;
@@ -140,17 +140,6 @@ describe('parseDeepLinkPath', () => {
   });
 });
 
-describe('parseRules', () => {
-  test('keeps arrays and objects as given and bounds their size', () => {
-    const rules = [{ if: { country: 'DE' }, then: { url: 'https://example.de' } }];
-    expect(ok(parseRules(rules))).toBe(rules);
-    expect(ok(parseRules({ ios: 'https://apps.example/app' }))).toEqual({ ios: 'https://apps.example/app' });
-    expect(isError(parseRules('rules'))).toBe(true);
-    expect(isError(parseRules(null))).toBe(true);
-    expect(isError(parseRules([{ blob: 'x'.repeat(MAX_RULES_BYTES) }]))).toBe(true);
-  });
-});
-
 describe('parseLinkUpdate', () => {
   test('the tracking host, in any case and even when it is no public hostname, is stored as the tracking host', () => {
     expect(parseLinkUpdate({ domain: 'LOCALHOST:3000' }, 'localhost:3000')).toEqual({ domain: '' });
@@ -163,5 +152,29 @@ describe('parseLinkUpdate', () => {
     expect(parseLinkUpdate({}, 'h.example')).toEqual({});
     expect(parseLinkUpdate({ click_cap: null, rules: null, status: 'paused' }, 'h.example')).toEqual({ click_cap: null, rules: null, status: 'paused' });
     expect(parseLinkUpdate({ expires_at: '2030-01-01T00:00:00Z' }, 'h.example')).toEqual({ expires_at: new Date('2030-01-01T00:00:00Z') });
+    expect(parseLinkUpdate({ preview: null, pass_params: false }, 'h.example')).toEqual({ preview: null, pass_params: false });
+  });
+  test('rules are stored normalised, a bare array as a version 1 rule set', () => {
+    const update = parseLinkUpdate({ rules: [{ if: { country: 'de', os: 'iOS' }, then: { url: 'https://example.de' } }] }, 'h.example');
+    expect(update).toEqual({ rules: { version: 1, rules: [{ if: { country: ['DE'], os: ['ios'] }, then: { url: 'https://example.de' } }] } });
+  });
+  test('the errors of every field come in one 400, each under its exact path', () => {
+    let thrown: unknown;
+    try {
+      parseLinkUpdate({ rules: [{ if: { country: 'XX' }, then: {} }], preview: { image: 'http://img.example/a.png' }, destination: 'ftp://x' }, 'h.example');
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as { body: unknown }).body).toEqual({
+      error: {
+        formErrors: [],
+        fieldErrors: {
+          destination: ['must be an absolute http(s) URL'],
+          'rules.rules.0.if.country': ['"XX" is not an ISO 3166-1 alpha-2 country code such as US or DE'],
+          'rules.rules.0.then': ['must name one action: url, store, deep_link, variants or block'],
+          'preview.image': ['must be an absolute https URL of at most 2048 characters'],
+        },
+      },
+    });
   });
 });

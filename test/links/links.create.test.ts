@@ -20,12 +20,12 @@ for (const backend of backends()) {
         expect(res.status).toBe(201);
         const link = await body(res);
         expect(link.slug).toMatch(/^[A-Za-z0-9]{7}$/);
-        expect(link).toMatchObject({ kind: 'tracking', campaign_id: null, destination: null, domain: null, status: 'active', expires_at: null, click_cap: null, rules: null, deep_link_path: null, allowed_landing_hosts: null, domain_status: null, domain_note: null });
+        expect(link).toMatchObject({ kind: 'tracking', campaign_id: null, destination: null, domain: null, status: 'active', expires_at: null, click_cap: null, rules: null, pass_params: false, preview: null, deep_link_path: null, allowed_landing_hosts: null, domain_status: null, domain_note: null });
         expect(link.url).toBe(`http://track.test.local/c/${link.slug}`);
         expect(link.created_at).toMatch(ISO);
         expect(link.updated_at).toMatch(ISO);
         expect(Object.keys(link).sort()).toEqual(
-          ['id', 'slug', 'kind', 'campaign_id', 'destination', 'domain', 'status', 'expires_at', 'click_cap', 'rules', 'deep_link_path', 'allowed_landing_hosts', 'domain_status', 'domain_note', 'url', 'created_at', 'updated_at'].sort(),
+          ['id', 'slug', 'kind', 'campaign_id', 'destination', 'domain', 'status', 'expires_at', 'click_cap', 'rules', 'pass_params', 'preview', 'deep_link_path', 'allowed_landing_hosts', 'domain_status', 'domain_note', 'url', 'created_at', 'updated_at'].sort(),
         );
         expect(await body(await t.request(`/api/v1/links/${link.id}`, { headers: auth }))).toEqual(link);
         expect(await auditRows(db, keyId)).toMatchObject([{ action: 'create', entity: 'link', entity_id: link.id, api_key_id: keyId }]);
@@ -34,7 +34,9 @@ for (const backend of backends()) {
       test('every field is stored and echoed; a smart link on a custom domain answers under /l/', async () => {
         const { auth, orgId } = await orgWithKey(db);
         const { campaignId } = await insertCampaign(db, orgId);
-        const rules = [{ if: { os: 'ios' }, then: { url: 'https://apps.example/app' } }, { else: { url: 'https://shop.example.com' } }];
+        const rules = [{ if: { os: 'ios' }, then: { url: 'https://apps.example/app' } }, { if: {}, then: { url: 'https://shop.example.com' } }];
+        const stored = { version: 1, rules: [{ if: { os: ['ios'] }, then: { url: 'https://apps.example/app' } }, { if: {}, then: { url: 'https://shop.example.com' } }] };
+        const preview = { title: 'Spring sale', image: 'https://cdn.example.com/spring.png' };
         const res = await create(auth, {
           slug: 'Spring_Sale-1',
           kind: 'smart',
@@ -45,6 +47,8 @@ for (const backend of backends()) {
           expires_at: '2030-01-02T03:04:05+01:00',
           click_cap: 5000,
           rules,
+          pass_params: true,
+          preview,
           deep_link_path: '/product/42',
         });
         expect(res.status).toBe(201);
@@ -58,22 +62,16 @@ for (const backend of backends()) {
           status: 'paused',
           expires_at: '2030-01-02T02:04:05.000Z',
           click_cap: 5000,
-          rules,
+          rules: stored,
+          pass_params: true,
+          preview,
           deep_link_path: '/product/42',
           url: 'https://go.example.com/l/Spring_Sale-1',
           domain_status: 'unverified',
         });
         expect(link.domain_note).toContain('links on go.example.com answer 404 until this organization verifies the domain');
         const row = await storedLink(link.id);
-        expect(row).toMatchObject({ org_id: orgId, domain: 'go.example.com', slug: 'Spring_Sale-1', rules });
-      });
-
-      test('an object of rules is stored as given', async () => {
-        const { auth } = await orgWithKey(db);
-        const rules = { default: 'https://shop.example.com', ios: { store: 'https://apps.example/id1' } };
-        const link = await body(await create(auth, { kind: 'smart', rules }));
-        expect(link.rules).toEqual(rules);
-        expect((await storedLink(link.id))!.rules).toEqual(rules);
+        expect(row).toMatchObject({ org_id: orgId, domain: 'go.example.com', slug: 'Spring_Sale-1', rules: stored, pass_params: true, preview });
       });
 
       test('the tracking host named as a domain is the tracking host', async () => {
@@ -176,7 +174,11 @@ for (const backend of backends()) {
           [{ domain: 'localhost' }, 'domain'],
           [{ domain: '' }, 'domain'],
           [{ rules: 5 }, 'rules'],
-          [{ rules: [{ blob: 'x'.repeat(70_000) }] }, 'rules'],
+          [{ rules: [{ if: {}, then: { block: 404 }, blob: 'x'.repeat(70_000) }] }, 'rules.rules.0.blob'],
+          [{ pass_params: 'yes' }, 'pass_params'],
+          [{ pass_params: null }, 'pass_params'],
+          [{ preview: 'Spring sale' }, 'preview'],
+          [{ kind: 'smart', preview: { image: 'http://cdn.example.com/a.png' } }, 'preview.image'],
           [{ campaign_id: 5 }, 'campaign_id'],
           [{ campaign_id: 'no-such-campaign' }, 'campaign_id'],
           [{ id: 'chosen-id' }, 'id'],

@@ -49,9 +49,10 @@ for (const backend of backends()) {
       test('replaces present fields, keeps absent ones, and clears with null', async () => {
         const { auth, keyId } = await orgWithKey(db);
         const created = await body(
-          await create(auth, { slug: 'patch-me', kind: 'smart', destination: 'https://a.example.com', click_cap: 10, rules: [1], deep_link_path: 'p/1', expires_at: '2031-01-01T00:00:00Z' }),
+          await create(auth, { slug: 'patch-me', kind: 'smart', destination: 'https://a.example.com', click_cap: 10, rules: [{ if: {}, then: { block: 410 } }], deep_link_path: 'p/1', expires_at: '2031-01-01T00:00:00Z' }),
         );
-        const res = await patch(auth, created.id, { status: 'paused', destination: 'https://b.example.com/x', click_cap: null, rules: { v: 2 } });
+        const rules = { version: 1, rules: [{ if: { country: ['DE'] }, then: { url: 'https://de.example.com' } }] };
+        const res = await patch(auth, created.id, { status: 'paused', destination: 'https://b.example.com/x', click_cap: null, rules });
         expect(res.status).toBe(200);
         const updated = await body(res);
         expect(updated).toMatchObject({
@@ -61,7 +62,7 @@ for (const backend of backends()) {
           status: 'paused',
           destination: 'https://b.example.com/x',
           click_cap: null,
-          rules: { v: 2 },
+          rules,
           deep_link_path: 'p/1',
           expires_at: '2031-01-01T00:00:00.000Z',
           created_at: created.created_at,

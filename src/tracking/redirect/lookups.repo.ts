@@ -15,9 +15,17 @@ export interface LinkRow {
   allowed_landing_hosts: unknown;
   /** On the tracking host, or on a custom domain the link's organization holds and has verified. */
   domain_verified: boolean;
+  /** Smart links (src/smartlinks/rules): jsonb as stored, to be read with parseRules. */
+  rules: unknown;
+  pass_params: boolean;
+  /** jsonb: {title?, description?, image?} or null (src/links/link-preview.ts). */
+  preview: unknown;
+  expires_at: Date | null;
+  click_cap: number | null;
 }
 
-const LINK_COLUMNS = `id, org_id, slug, domain, kind, status, campaign_id, destination, allowed_landing_hosts,
+const LINK_COLUMNS = `id, org_id, slug, domain, kind, status, campaign_id, destination, allowed_landing_hosts, rules, pass_params, preview,
+  expires_at, click_cap,
   (domain = '' OR EXISTS (SELECT 1 FROM link_domains d WHERE d.domain = links.domain AND d.org_id = links.org_id AND d.verified_at IS NOT NULL)) AS domain_verified`;
 
 export async function findLinkByKey(db: Queryable, domain: string, slug: string): Promise<LinkRow | null> {

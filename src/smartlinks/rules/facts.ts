@@ -1,0 +1,170 @@
+/**
+ * The facts about a request that rules read, computed once per request and only those the
+ * link's rules need (CompiledRules.needs). Parsing of user agents and Accept-Language headers is
+ * cached per string: a campaign's visitors repeat few of them.
+ */
+import InAppSpy from 'inapp-spy';
+import { parseUserAgent } from '../../tracking/enrich/user-agent';
+import type { IpType, OperatingSystem } from './rules.model';
+
+export { canonicalTimeZone, zonedHourAndWeekday, type ZonedTime } from './zoned-time';
+
+export interface RouteFacts {
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  os: OperatingSystem | null;
+  ipType: IpType | null;
+  inApp: boolean;
+  /** Primary subtags, lower case, most preferred first (Accept-Language order by q). */
+  languages: readonly string[];
+  /** The first value of each query parameter, decoded. */
+  params: ReadonlyMap<string, string>;
+  nowMs: number;
+  /** 32-bit hash of link id, IP and user agent: the sticky A/B draw (visitorHash()). */
+  visitorHash: number;
+}
+
+export interface FactNeeds {
+  geo: boolean;
+  place: boolean;
+  ipType: boolean;
+  os: boolean;
+  inApp: boolean;
+  language: boolean;
+  params: boolean;
+  time: boolean;
+  variants: boolean;
+}
+
+/** What the IP databases answer; implemented elsewhere (src/ipintel), passed in. */
+export interface IpFacts {
+  country(ip: string): string | null;
+  place(ip: string): { region: string | null; city: string | null };
+  ipType(ip: string): 'residential' | 'mobile' | 'datacenter' | null;
+}
+
+export interface FactSource {
+  linkId: string;
+  ip: string;
+  userAgent: string | null;
+  acceptLanguage: string | null;
+  /** The raw query string, without '?'. */
+  query: string;
+  nowMs: number;
+}
+
+const NO_LANGUAGES: readonly string[] = Object.freeze([]);
+const NO_PARAMS: ReadonlyMap<string, string> = new Map();
+const NO_PLACE = Object.freeze({ region: null, city: null });
+
+export function requestFacts(source: FactSource, needs: FactNeeds, ip: IpFacts): RouteFacts {
+  const ua = source.userAgent || null;
+  const place = needs.place ? ip.place(source.ip) : NO_PLACE;
+  const country = needs.geo ? ip.country(source.ip) : null;
+  return {
+    country: country === null ? null : country.toUpperCase(),
+    region: place.region,
+    city: place.city,
+    os: needs.os ? operatingSystem(ua) : null,
+    ipType: needs.ipType ? ip.ipType(source.ip) : null,
+    inApp: needs.inApp ? inAppBrowser(ua) : false,
+    languages: needs.language ? acceptedLanguages(source.acceptLanguage) : NO_LANGUAGES,
+    params: needs.params ? firstParams(source.query) : NO_PARAMS,
+    nowMs: source.nowMs,
+    visitorHash: needs.variants ? visitorHash(source.linkId, source.ip, ua) : 0,
+  };
+}
+
+/** iOS and iPadOS (when the browser says so) are ios; no user agent is unknown; the rest desktop. */
+export function operatingSystem(userAgent: string | null): OperatingSystem | null {
+  if (!userAgent) return null;
+  const family = parseUserAgent(userAgent).osFamily;
+  if (family === 'iOS') return 'ios';
+  if (family === 'Android') return 'android';
+  return 'desktop';
+}
+
+const CACHE_LIMIT = 10_000;
+/** Longer strings are answered without being cached, so the caches' memory stays bounded. */
+const MAX_CACHED_LENGTH = 1000;
+
+/** Bounded string-keyed memo, emptied when full like src/tracking/enrich/user-agent.ts. */
+function memo<T>(compute: (key: string) => T): (key: string) => T {
+  const cache = new Map<string, T>();
+  return (key) => {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const value = compute(key);
+    if (key.length > MAX_CACHED_LENGTH) return value;
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, value);
+    return value;
+  };
+}
+
+const inAppByAgent = memo((userAgent) => InAppSpy({ ua: userAgent }).isInApp);
+
+/** Whether the user agent is an app's embedded browser (Instagram, Facebook, TikTok ...), by inapp-spy. */
+export function inAppBrowser(userAgent: string | null): boolean {
+  return userAgent ? inAppByAgent(userAgent) : false;
+}
+
+const MAX_LANGUAGE_ENTRIES = 32;
+const LANGUAGE_ENTRY = /^([A-Za-z]{2,3})(?:-[A-Za-z0-9-]*)?(?:\s*;\s*q\s*=\s*([0-9.]+))?$/;
+const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
+
+const languagesByHeader = memo((header): readonly string[] => {
+  const entries: { language: string; q: number; order: number }[] = [];
+  for (const item of header.split(',').slice(0, MAX_LANGUAGE_ENTRIES)) {
+    const match = LANGUAGE_ENTRY.exec(item.trim());
+    if (!match) continue;
+    const [, tag = '', rawQ] = match;
+    if (rawQ !== undefined && !QVALUE.test(rawQ)) continue;
+    const q = rawQ === undefined ? 1 : Number(rawQ);
+    if (q > 0) entries.push({ language: tag.toLowerCase(), q, order: entries.length });
+  }
+  entries.sort((a, b) => b.q - a.q || a.order - b.order);
+  return Object.freeze([...new Set(entries.map((entry) => entry.language))]);
+});
+
+/**
+ * Primary subtags of an Accept-Language header, by q (highest first, ties in header order),
+ * q=0, `*`, malformed entries and repeats left out: `de-CH, en;q=0.5, de;q=0.8` is [de, en].
+ */
+export function acceptedLanguages(header: string | null): readonly string[] {
+  return header ? languagesByHeader(header) : NO_LANGUAGES;
+}
+
+/** Each parameter's first value, form-decoded (`+` is a blank), as URLSearchParams reads them. */
+export function firstParams(query: string): ReadonlyMap<string, string> {
+  if (query.length === 0) return NO_PARAMS;
+  const params = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(query)) if (!params.has(name)) params.set(name, value);
+  return params;
+}
+
+/**
+ * FNV-1a over the UTF-16 code units of `linkId \0 ip \0 userAgent` (the bytes, for ASCII), then
+ * murmur3's finaliser so every bit, the low ones a modulo reads included, depends on every input.
+ */
+export function visitorHash(linkId: string, ip: string, userAgent: string | null): number {
+  let hash = fnv1a(0x811c9dc5, linkId);
+  hash = fnv1a(Math.imul(hash, FNV_PRIME), ip);
+  hash = fnv1a(Math.imul(hash, FNV_PRIME), userAgent ?? '');
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
+const FNV_PRIME = 0x01000193;
+
+function fnv1a(seed: number, text: string): number {
+  let hash = seed;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
+  return hash;
+}
