@@ -5,7 +5,7 @@ import type { Queryable } from '../db/db';
  * hand out more slots than `click_cap` between them. True when a slot was taken; false when the
  * cap is reached, the link has no cap (callers only claim for capped links) or is gone.
  * `cap_used` never resets: raising the cap allows more visits, lowering it below what was used
- * closes the link at once (docs/smart-links-serving.md, "Click cap").
+ * closes the link at once (docs/smart-links.md, "Click cap").
  */
 export async function claimCapSlot(db: Queryable, linkId: string): Promise<boolean> {
   const rows = await db.query(
@@ -15,4 +15,10 @@ export async function claimCapSlot(db: Queryable, linkId: string): Promise<boole
     [linkId],
   );
   return rows.length === 1;
+}
+
+/** Whether a capped link has no visit left, without taking one (the route test reads it). */
+export async function capReached(db: Queryable, linkId: string): Promise<boolean> {
+  const rows = await db.query<{ reached: boolean }>('SELECT cap_used >= click_cap AS reached FROM links WHERE id = $1 AND click_cap IS NOT NULL', [linkId]);
+  return rows[0]?.reached === true;
 }

@@ -8,7 +8,7 @@ import { requestFacts, zonedHourAndWeekday, type FactNeeds, type IpFacts, type R
 import { findSmartLinkForTest } from './route-test.repo';
 import type { RouteTestBody } from './route-test.model';
 import { compileSmartLink } from './smart-link';
-import { passThroughParams } from './targets';
+import { PASS_THROUGH_EXCLUDED, passThroughParams } from './targets';
 
 export interface RouteTestDeps {
   db: Queryable;
@@ -19,7 +19,6 @@ export interface RouteTestDeps {
 }
 
 const EVERY_FACT: FactNeeds = { geo: true, place: true, ipType: true, os: true, inApp: true, language: true, params: true, time: true, variants: true };
-const NOT_PASSED = new Set(['svc_click_id', 'url', 'u', 'redirect', 'dest', 'r', 'force_transparent']);
 const HOUR_MS = 3_600_000;
 
 /**
@@ -73,7 +72,7 @@ export async function testRoute(deps: RouteTestDeps, orgId: string, body: RouteT
       variant_index: outcome.variantIndex,
       page: outcome.status === 200 ? outcome.page : null,
       status: outcome.status,
-      location: outcome.status === 302 && outcome.target ? (smart.passParams ? passThroughParams(outcome.target, source.query, NOT_PASSED) : outcome.target) : null,
+      location: outcome.status === 302 && outcome.target ? (smart.passParams ? passThroughParams(outcome.target, source.query, PASS_THROUGH_EXCLUDED) : outcome.target) : null,
     },
     pool: body.ip !== undefined ? await deps.lookupPool(orgId, body.ip) : null,
   };

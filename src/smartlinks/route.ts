@@ -1,3 +1,4 @@
+import type { ClickRoute } from '../tracking/click.model';
 import type { RouteDecision } from './rules/compile';
 import type { SmartLink } from './smart-link';
 
@@ -80,15 +81,9 @@ export function routeVisit(link: { smart: SmartLink; destination: string | null 
   return outcome;
 }
 
-/** The route a smart-link click records (click export `route`). */
-export interface RecordedRoute {
-  rule_index: number | null;
-  rule_name: string | null;
-  action: RouteAction;
-  variant_index: number | null;
-  page: VisitPage | null;
-}
-
-export function recordedRoute(outcome: RouteOutcome): RecordedRoute {
-  return { rule_index: outcome.ruleIndex, rule_name: outcome.ruleName, action: outcome.action, variant_index: outcome.variantIndex, page: outcome.page };
+/** The route a smart-link click records (click export `route`); only answers that send the visitor on are clicks. */
+export function recordedRoute(outcome: RouteOutcome): ClickRoute {
+  const action = outcome.action;
+  if (action === 'block' || action === 'none') throw new Error(`a ${action} answer records no click`);
+  return { rule_index: outcome.ruleIndex, rule_name: outcome.ruleName, action, variant_index: outcome.variantIndex, page: outcome.page };
 }

@@ -13,15 +13,15 @@ import {
   type ClickDeps,
   type TrackingRequest,
 } from '../tracking/redirect/tracking.service';
-import { claimCapSlot, releaseCapSlot } from './click-cap.repo';
+import { claimCapSlot } from './click-cap.repo';
 import { interstitialPage } from './pages/interstitial';
-import { isPreviewBot } from './pages/preview-bots';
+import { isPreviewBot } from './preview-bots';
 import { previewPage } from './pages/preview';
 import { qrPage } from './pages/qr';
 import { recordedRoute, routeVisit, type RouteOutcome, type Visitor } from './route';
 import type { RouteDecision } from './rules/compile';
 import { requestFacts, type FactNeeds, type FactSource, type IpFacts } from './rules/facts';
-import { passThroughParams, withSmartClickId } from './targets';
+import { PASS_THROUGH_EXCLUDED, passThroughParams, withSmartClickId } from './targets';
 
 export interface SmartLinkDeps extends ClickDeps {
   /** For the click cap's counter, the one database write a visit may wait for. */
@@ -38,9 +38,6 @@ const NO_MATCH: RouteDecision = { ruleIndex: null, ruleName: null, action: null,
 const NONE = { geo: false, place: false, ipType: false, os: false, inApp: false, language: false, params: false, time: false, variants: false };
 /** What chooses between a 302 and an interstitial or QR page. */
 const VISITOR_FACTS: FactNeeds = { ...NONE, os: true, inApp: true };
-
-/** Never passed on from the visitor's query: the click id and the transparent redirect's controls. */
-const NOT_PASSED = new Set(['svc_click_id', 'url', 'u', 'redirect', 'dest', 'r', 'force_transparent']);
 
 /**
  * GET /l/{slug}. A cached link without a click cap is answered without touching the database,
@@ -73,11 +70,10 @@ function visit(deps: SmartLinkDeps, link: CompiledLink | null, request: SmartLin
   const visitor = visitorOf(source, deps.ipIntel, decision, smart.preview !== null);
   const outcome = routeVisit({ smart, destination: link.destination }, decision, visitor);
   if (smart.clickCap === null) return answer(deps, link, request, outcome, visitor, controls.query);
-  // The cap is claimed before the answer is known to send the visitor on: 410 comes first.
+  // A cap counts answered visits, blocked ones too: exactly click_cap visits get an answer other than 410.
   return claimCapSlot(deps.db, link.id).then(
     (claimed) => {
       if (!claimed) throw gone('link click cap reached');
-      if (outcome.status >= 400) void releaseCapSlot(deps.db, link.id).catch((error) => console.error('smart link: releasing a cap slot failed', error));
       return answer(deps, link, request, outcome, visitor, controls.query);
     },
     (error) => {
@@ -103,7 +99,7 @@ function answer(deps: SmartLinkDeps, link: CompiledLink, request: SmartLinkReque
   if (outcome.status === 410) throw gone('gone');
   const smart = link.smart!;
   const clickId = newId();
-  const target = smart.passParams ? passThroughParams(outcome.target!, query, NOT_PASSED) : outcome.target!;
+  const target = smart.passParams ? passThroughParams(outcome.target!, query, PASS_THROUGH_EXCLUDED) : outcome.target!;
   const location = withSmartClickId(target, clickId);
   const click = newClick(deps, link, request, clickId, location);
   click.route = recordedRoute(outcome);

@@ -1,4 +1,5 @@
 import { checkHttpUrl } from '../tracking/redirect/landing-url';
+import type { LinkPreview } from './pages/preview';
 import { compileRules, type CompiledRules } from './rules/compile';
 import { parseRules } from './rules/parse-rules';
 
@@ -11,13 +12,7 @@ export interface SmartLink {
   expiresAtMs: number | null;
   clickCap: number | null;
   passParams: boolean;
-  preview: LinkPreview | null;
-}
-
-export interface LinkPreview {
-  title: string | null;
-  description: string | null;
-  image: string | null;
+  preview: Required<LinkPreview> | null;
 }
 
 /** The stored columns a smart link is compiled from (src/tracking/redirect/lookups.repo.ts). */
@@ -50,7 +45,7 @@ export function compileSmartLink(row: SmartLinkColumns): SmartLink {
   };
 }
 
-function previewOf(value: unknown): LinkPreview | null {
+function previewOf(value: unknown): Required<LinkPreview> | null {
   if (!value || typeof value !== 'object') return null;
   const { title, description, image } = value as Record<string, unknown>;
   const text = (field: unknown) => (typeof field === 'string' && field !== '' ? field : null);

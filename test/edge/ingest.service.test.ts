@@ -9,7 +9,7 @@ const NOW = new Date('2026-09-02T10:00:00.000Z');
 const TRACKING_HOST = 'track.example.com';
 const link = (slug: string, overrides: Partial<CompiledLink> = {}): CompiledLink => ({
   id: `link-${slug}`, orgId: 'org-1', campaignId: 'campaign-1', domain: '', slug, kind: 'tracking', status: 'active', serves: true,
-  destination: 'https://shop.example.com/landing', landingHosts: null, ...overrides,
+  destination: 'https://shop.example.com/landing', landingHosts: null, smart: null, ...overrides,
 });
 const LINKS = new Map([
   ['active', link('active')],

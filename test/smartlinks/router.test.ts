@@ -55,7 +55,7 @@ for (const backend of backends()) {
         expectSecurityHeaders(res);
         const location = res.headers.get('location')!;
         expect(location).toMatch(/^https:\/\/ios\.example\.com\/p\?a=1&svc_click_id=[0-9A-Z]{26}$/);
-        const click = await exported(clickIdOf(location));
+        const click = (await exported(clickIdOf(location)))!;
         expect(click.route).toEqual({ rule_index: 1, rule_name: 'ios', action: 'url', variant_index: null, page: null });
         expect(click.nextHopUrl).toBe(location);
       });
@@ -67,7 +67,7 @@ for (const backend of backends()) {
         const withDestination = await smartLink({ destination: 'https://shop.example.com/home', rules });
         const res = await visit(withDestination.slug);
         expect(new URL(res.headers.get('location')!).host).toBe('shop.example.com');
-        expect((await exported(clickIdOf(res.headers.get('location')!))).route.action).toBe('destination');
+        expect((await exported(clickIdOf(res.headers.get('location')!)))!.route.action).toBe('destination');
         const bare = await smartLink({ destination: null, rules });
         const none = await visit(bare.slug);
         expect(none.status).toBe(404);
