@@ -11,6 +11,7 @@ import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
 import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } from './http/native-routes';
+import { ippoolRoutes } from './ipintel/ippool.routes';
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
@@ -36,7 +37,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(conversionsRoutes(services))
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
-    .use(sdkRoutes(services));
+    .use(sdkRoutes(services))
+    .use(ippoolRoutes(services));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }
