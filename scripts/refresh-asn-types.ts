@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { refreshAsnTypes } from '../src/ipintel/asn-refresh';
-import { DEFAULT_ASN_DIR, loadAsnTable } from '../src/ipintel/asn-table';
+import { loadAsnTable } from '../src/ipintel/asn-load';
+import { DEFAULT_ASN_DIR } from '../src/ipintel/asn-table';
 
 const args = new Set(process.argv.slice(2));
 const version = (JSON.parse(readFileSync(join(DEFAULT_ASN_DIR, 'package.json'), 'utf8')) as { version: string }).version;

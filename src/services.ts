@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { absentMirror, startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
@@ -127,7 +128,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     apiKeyCache: createApiKeyCache(db),
     sdkKeyCache: createSdkKeyCache(db),
     ipHasher,
-    ipIntel: openIpIntel({ cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined }),
+    ipIntel: openIpIntel({ cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined, cacheDir: join(config.dataDir, 'ipintel') }),
     linkChanges,
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,

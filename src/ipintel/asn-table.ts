@@ -1,7 +1,6 @@
 import type ipaddr from 'ipaddr.js';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { IpAddress } from '../tracking/enrich/ip';
 
 /**
@@ -148,8 +147,25 @@ function compareWords(address: readonly number[], words: Uint32Array, row: numbe
   return 0;
 }
 
-/** Builds the table from the two files' text (tests pass small ones). */
-export function buildAsnTable(v4Text: string, v6Text: string, names: { v4: string; v6: string } = ASN_FILES): AsnTable {
+/**
+ * The table as flat arrays, the same whether parsed from the CSV files or mapped from a cache
+ * file (asn-cache.ts). Row i of IPv6 has its bounds at words 4i to 4i+3. Entry e is the pair
+ * (entryAsn[e], the UTF-8 bytes orgBytes[orgOffsets[e]] up to orgOffsets[e + 1]).
+ */
+export interface AsnArrays {
+  v4Start: Uint32Array;
+  v4End: Uint32Array;
+  v4Entry: Uint32Array;
+  v6Start: Uint32Array;
+  v6End: Uint32Array;
+  v6Entry: Uint32Array;
+  entryAsn: Uint32Array;
+  orgOffsets: Uint32Array;
+  orgBytes: Uint8Array;
+}
+
+/** Parses the two files' text into arrays (tests pass small ones). */
+export function parseAsnArrays(v4Text: string, v6Text: string, names: { v4: string; v6: string } = ASN_FILES): AsnArrays {
   // (asn, org) pairs, each stored once; rows point at them by index. An ASN almost always
   // carries one name, so pairs are found by number first and by name only when it differs.
   const asns: number[] = [];
@@ -163,7 +179,7 @@ export function buildAsnTable(v4Text: string, v6Text: string, names: { v4: strin
     let at = first === undefined ? undefined : byPair.get(key);
     if (at === undefined) {
       at = asns.push(asn) - 1;
-      orgs.push(Buffer.from(org).toString());
+      orgs.push(org);
       if (first === undefined) byAsn.set(asn, at);
       else byPair.set(key, at);
     }
@@ -184,42 +200,53 @@ export function buildAsnTable(v4Text: string, v6Text: string, names: { v4: strin
     writeWords(v6.end, v6.length, end);
     v6.entry[v6.length++] = entryOf(asn, org);
   });
-  byAsn.clear();
-  byPair.clear();
 
-  const record = (entry: number): AsnRecord => ({ asn: asns[entry]!, org: orgs[entry]! });
+  const orgOffsets = new Uint32Array(orgs.length + 1);
+  orgs.forEach((org, entry) => (orgOffsets[entry + 1] = orgOffsets[entry]! + Buffer.byteLength(org)));
+  const orgBytes = new Uint8Array(orgOffsets[orgs.length]!);
+  const encoder = new TextEncoder();
+  orgs.forEach((org, entry) => encoder.encodeInto(org, orgBytes.subarray(orgOffsets[entry])));
+  // Exact lengths: a cache file is written from these.
   return {
-    rows: { v4: v4.length, v6: v6.length },
-    records: () => asns.map((_, entry) => record(entry)),
+    v4Start: v4.start.slice(0, v4.length),
+    v4End: v4.end.slice(0, v4.length),
+    v4Entry: v4.entry.slice(0, v4.length),
+    v6Start: v6.start.slice(0, 4 * v6.length),
+    v6End: v6.end.slice(0, 4 * v6.length),
+    v6Entry: v6.entry.slice(0, v6.length),
+    entryAsn: Uint32Array.from(asns),
+    orgOffsets,
+    orgBytes,
+  };
+}
+
+/** Lookups over the arrays; an organisation's name is decoded the first time it is asked for. */
+export function asnTableOf(arrays: AsnArrays): AsnTable {
+  const { v4Start, v4End, v4Entry, v6Start, v6End, v6Entry, entryAsn, orgOffsets, orgBytes } = arrays;
+  const decoder = new TextDecoder();
+  const names: (string | undefined)[] = new Array(entryAsn.length);
+  const record = (entry: number): AsnRecord => ({
+    asn: entryAsn[entry]!,
+    org: (names[entry] ??= decoder.decode(orgBytes.subarray(orgOffsets[entry], orgOffsets[entry + 1]))),
+  });
+  return {
+    rows: { v4: v4Start.length, v6: v6Entry.length },
+    records: () => Array.from(entryAsn, (_, entry) => record(entry)),
     lookup(ip) {
       if (ip.kind() === 'ipv4') {
         const [a, b, c, d] = ip.toByteArray() as [number, number, number, number];
         const n = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-        const row = lastStartAtMost(v4.length, (r) => v4.start[r]! > n);
-        return row >= 0 && n <= v4.end[row]! ? record(v4.entry[row]!) : null;
+        const row = lastStartAtMost(v4Start.length, (r) => v4Start[r]! > n);
+        return row >= 0 && n <= v4End[row]! ? record(v4Entry[row]!) : null;
       }
       const parts = (ip as ipaddr.IPv6).parts;
       const address = [0, 2, 4, 6].map((at) => ((parts[at]! << 16) | parts[at + 1]!) >>> 0);
-      const row = lastStartAtMost(v6.length, (r) => compareWords(address, v6.start, r) < 0);
-      return row >= 0 && compareWords(address, v6.end, row) <= 0 ? record(v6.entry[row]!) : null;
+      const row = lastStartAtMost(v6Entry.length, (r) => compareWords(address, v6Start, r) < 0);
+      return row >= 0 && compareWords(address, v6End, row) <= 0 ? record(v6Entry[row]!) : null;
     },
   };
 }
 
-const loaded = new Map<string, AsnTable>();
-
-/** Reads both files of `dir` once per process; a missing or malformed file throws AsnDataError. */
-export function loadAsnTable(dir = DEFAULT_ASN_DIR): AsnTable {
-  const existing = loaded.get(dir);
-  if (existing) return existing;
-  const read = (file: string) => {
-    try {
-      return readFileSync(join(dir, file), 'utf8');
-    } catch (error) {
-      throw new AsnDataError(`${join(dir, file)}: ${(error as Error).message}`);
-    }
-  };
-  const table = buildAsnTable(read(ASN_FILES.v4), read(ASN_FILES.v6));
-  loaded.set(dir, table);
-  return table;
+export function buildAsnTable(v4Text: string, v6Text: string, names?: { v4: string; v6: string }): AsnTable {
+  return asnTableOf(parseAsnArrays(v4Text, v6Text, names));
 }

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { rateLimitKey as limiterKey } from '../http/client-ip';
 import { openGeoDatabase } from '../tracking/enrich/geo';
 import { parseIp, type IpAddress } from '../tracking/enrich/ip';
-import { loadAsnTable } from './asn-table';
+import { loadAsnTable } from './asn-load';
 import { loadAsnTypes, type IpType } from './asn-types';
 import { openCityDatabases } from './city-db';
 
@@ -31,6 +31,8 @@ export interface IpIntelOptions {
   cityDatabases?: readonly string[];
   /** A directory holding asn-ipv4-num.csv and asn-ipv6-num.csv; default @ip-location-db/asn. */
   asnDir?: string;
+  /** Where a binary copy of the ASN table is kept and mapped from (src/ipintel/asn-load.ts); none: parsed into memory. */
+  cacheDir?: string;
   /** A directory holding datacenter.json and mobile.json; default src/ipintel/asn-types. */
   asnTypesDir?: string;
 }
@@ -80,7 +82,7 @@ export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
   const pool = (ip: string): PoolFacts => {
     const parsed = address(ip);
     if (!parsed) return NO_POOL;
-    asnTable ??= loadAsnTable(options.asnDir);
+    asnTable ??= loadAsnTable({ dir: options.asnDir, cacheDir: options.cacheDir });
     const record = asnTable.lookup(parsed);
     if (!record) return NO_POOL;
     asnTypes ??= loadAsnTypes(options.asnTypesDir);

@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { AsnDataError, buildAsnTable, loadAsnTable, parseAsnRow, type AsnRecord } from '../../src/ipintel/asn-table';
+import { AsnDataError, buildAsnTable, parseAsnRow, type AsnRecord } from '../../src/ipintel/asn-table';
 import { parseIp } from '../../src/tracking/enrich/ip';
-import { tempDir } from '../support/temp-dir';
 
 const ip = (text: string) => parseIp(text)!;
 
@@ -114,25 +113,5 @@ describe('buildAsnTable', () => {
       }),
       { numRuns: 200 },
     );
-  });
-});
-
-describe('the shipped ASN data', () => {
-  test('loads once per process and names well-known networks', () => {
-    const table = loadAsnTable();
-    expect(loadAsnTable()).toBe(table);
-    expect(table.rows.v4).toBeGreaterThan(100_000);
-    expect(table.rows.v6).toBeGreaterThan(10_000);
-    expect(table.lookup(ip('8.8.8.8'))).toEqual({ asn: 15169, org: 'Google LLC' });
-    expect(table.lookup(ip('2001:4860:4860::8888'))).toEqual({ asn: 15169, org: 'Google LLC' });
-    expect(table.lookup(ip('172.56.10.20'))?.asn).toBe(21928);
-    expect(table.lookup(ip('10.1.2.3'))).toBeNull();
-    expect(table.lookup(ip('::1'))).toBeNull();
-  });
-
-  test('a directory without the files fails with the path', () => {
-    const dir = tempDir('asn');
-    expect(() => loadAsnTable(dir)).toThrow(AsnDataError);
-    expect(() => loadAsnTable(dir)).toThrow(dir);
   });
 });
