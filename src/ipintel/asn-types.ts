@@ -65,8 +65,16 @@ export interface AsnTypes {
   typeOf(asn: number): IpType;
 }
 
+const loaded = new Map<string, AsnTypes>();
+
+/** Both lists of `dir`, read once per process: a refresh reaches servers when they restart. */
 export function loadAsnTypes(dir = ASN_TYPES_DIR): AsnTypes {
-  const datacenter = new Set(readAsnTypeFile('datacenter', dir).asns);
-  const mobile = new Set(readAsnTypeFile('mobile', dir).asns);
-  return { typeOf: (asn) => (datacenter.has(asn) ? 'datacenter' : mobile.has(asn) ? 'mobile' : 'residential') };
+  let types = loaded.get(dir);
+  if (!types) {
+    const datacenter = new Set(readAsnTypeFile('datacenter', dir).asns);
+    const mobile = new Set(readAsnTypeFile('mobile', dir).asns);
+    types = { typeOf: (asn) => (datacenter.has(asn) ? 'datacenter' : mobile.has(asn) ? 'mobile' : 'residential') };
+    loaded.set(dir, types);
+  }
+  return types;
 }
