@@ -4,11 +4,10 @@ import { writeAtomically } from '../shared/write-atomically';
 import { ASN_FILES, AsnDataError, asnTableOf, DEFAULT_ASN_DIR, parseAsnArrays, type AsnArrays, type AsnTable } from './asn-table';
 
 /**
- * The ASN table as one binary file under the data directory, written the first time a version of
- * the CSV files is loaded and mapped with Bun.mmap from then on: a process starts without parsing
- * half a million rows, and every thread shares the same cached pages instead of its own arrays.
- * Layout: an 8-byte magic, then 32-bit words (an endianness probe, the format, the counts), the
- * fingerprint of the CSV files, and the arrays of AsnArrays in order.
+ * Loads the ASN table once per process, through a binary copy under the data directory: written
+ * when a version of the CSV files is first parsed, mapped with Bun.mmap from then on, so a start
+ * parses nothing and every thread shares the same cached pages. Layout: an 8-byte magic, 32-bit
+ * words (endianness probe, format, counts), the CSV files' fingerprint, the arrays in order.
  */
 const MAGIC = 'SVCASN\u0000\u0001';
 const FORMAT = 1;

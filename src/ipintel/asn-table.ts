@@ -6,7 +6,8 @@ import type { IpAddress } from '../tracking/enrich/ip';
 /**
  * Address -> autonomous system, from the CSV files of @ip-location-db/asn (RouteViews, the RIRs
  * and DB-IP, CC BY 4.0): rows `start,end,asn,org` with inclusive numeric bounds, IPv6 bounds as
- * 128-bit decimals. Loaded once into sorted typed arrays; a lookup is a binary search.
+ * 128-bit decimals, parsed into sorted typed arrays (asn-load.ts loads them once per process);
+ * a lookup is a binary search.
  */
 export interface AsnRecord {
   asn: number;
