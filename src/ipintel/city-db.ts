@@ -1,6 +1,7 @@
 import { Reader, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import type { IpAddress } from '../tracking/enrich/ip';
+import { mapFile, type MapOptions } from './mapped-file';
 
 /**
  * Region and city from MMDB city databases. The default is DB-IP's City Lite (CC BY 4.0) as
@@ -52,14 +53,9 @@ export function placeOf(found: unknown): Place {
   };
 }
 
-/**
- * A file mapped into memory, never read onto the heap: the two default files are over 130 MB,
- * and every thread of the process shares the pages the kernel caches. MAP_PRIVATE, so nothing
- * written through the mapping could ever reach the file.
- */
-function mapReader(path: string): Reader<Response> {
+function openReader(path: string, options: MapOptions): Reader<Response> {
   try {
-    const bytes = Bun.mmap(path, { shared: false });
+    const bytes = mapFile(path, options);
     return new Reader<Response>(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch (error) {
     throw new Error(`city database ${path}: ${(error as Error).message}`);
@@ -69,15 +65,16 @@ function mapReader(path: string): Reader<Response> {
 const mapped = new Map<string, Reader<Response>>();
 
 /**
- * The files are mapped on the first lookup, once per process; a lookup asks them in order and
- * the first record found wins. An IPv4-only file is never asked about an IPv6 address.
+ * The files are mapped (mapped-file.ts: the 134 MB of the default files never reach a heap) on
+ * the first lookup, once per process; a lookup asks them in order and the first record found
+ * wins. An IPv4-only file is never asked about an IPv6 address.
  */
-export function openCityDatabases(paths: readonly string[] = DEFAULT_CITY_DATABASES): CityLookup {
+export function openCityDatabases(paths: readonly string[] = DEFAULT_CITY_DATABASES, options: MapOptions = {}): CityLookup {
   let readers: Reader<Response>[] | undefined;
   const open = () =>
     paths.map((path) => {
       let reader = mapped.get(path);
-      if (!reader) mapped.set(path, (reader = mapReader(path)));
+      if (!reader) mapped.set(path, (reader = openReader(path, options)));
       return reader;
     });
   return {

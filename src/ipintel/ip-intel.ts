@@ -31,7 +31,10 @@ export interface IpIntelOptions {
   cityDatabases?: readonly string[];
   /** A directory holding asn-ipv4-num.csv and asn-ipv6-num.csv; default @ip-location-db/asn. */
   asnDir?: string;
-  /** Where a binary copy of the ASN table is kept and mapped from (src/ipintel/asn-load.ts); none: parsed into memory. */
+  /**
+   * A writable directory for the ASN table's binary copy (asn-load.ts) and for copies of city
+   * files the process may not map in place (mapped-file.ts); none: parsed or read into memory.
+   */
   cacheDir?: string;
   /** A directory holding datacenter.json and mobile.json; default src/ipintel/asn-types. */
   asnTypesDir?: string;
@@ -98,7 +101,7 @@ export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
     place(ip) {
       const parsed = address(ip);
       if (!parsed) return NO_PLACE;
-      city ??= openCityDatabases(options.cityDatabases);
+      city ??= openCityDatabases(options.cityDatabases, { copyDir: options.cacheDir });
       const { region, city: cityName } = city.place(parsed);
       return { region, city: cityName };
     },
