@@ -12,6 +12,7 @@ import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
 import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } from './http/native-routes';
+import { ippoolRoutes } from './ipintel/ippool.routes';
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
@@ -38,7 +39,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
-    .use(edgeRoutes(services));
+    .use(edgeRoutes(services))
+    .use(ippoolRoutes(services));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }

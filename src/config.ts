@@ -1,7 +1,7 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
@@ -40,6 +40,7 @@ const Environment = T.Object({
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
   DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
   JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
+  GEO_CITY_DB: T.Optional(T.String({ minLength: 1, description: 'the path of an MMDB city database' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -88,6 +89,11 @@ export interface Config {
    * proved control of it with a TXT record; `off` serves every domain (docs/management-api.md).
    */
   domainVerification: DomainVerification;
+  /**
+   * GEO_CITY_DB: an MMDB city database (GeoLite2-City, say) used instead of the shipped DB-IP
+   * files for regions and cities (src/ipintel/city-db.ts); an absolute path to an existing file.
+   */
+  geoCityDb: string | undefined;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
@@ -174,8 +180,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
+    geoCityDb: existingFile('GEO_CITY_DB', e.GEO_CITY_DB),
     version: VERSION,
   };
+}
+
+/** A file the node maps later: a wrong path stops the boot here rather than the first lookup. */
+function existingFile(variable: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const path = resolve(value);
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    // Reported below, with the path.
+  }
+  if (!isFile) throw new ConfigError(variable, `${JSON.stringify(path)} is not an existing file`);
+  return path;
 }
 
 const isOn = (value: string) => ['on', 'true', 'yes', '1'].includes(value);

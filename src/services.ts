@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { absentMirror, startMirror } from './analytics/mirror.boot';
 import type { Mirror } from './analytics/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
@@ -6,6 +7,7 @@ import type { Config } from './config';
 import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
+import { openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
@@ -32,6 +34,8 @@ export interface Services {
   /** Apps behind SDK keys, for a few seconds (src/auth/sdk-key-cache.ts). */
   sdkKeyCache: SdkKeyCache;
   ipHasher: IpHasher;
+  /** Country, region, city, AS and IP type of an address, each database loaded on first use (src/ipintel/ip-intel.ts). */
+  ipIntel: IpIntel;
   linkChanges: LinkChanges;
   /** DNS TXT lookups for custom-domain verification (src/domains/txt-lookup.ts); tests pass a fake. */
   resolveTxt: TxtResolver;
@@ -124,6 +128,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     apiKeyCache: createApiKeyCache(db),
     sdkKeyCache: createSdkKeyCache(db),
     ipHasher,
+    ipIntel: openIpIntel({ cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined, cacheDir: join(config.dataDir, 'ipintel') }),
     linkChanges,
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,

@@ -29,6 +29,7 @@ describe('loadConfig: happy', () => {
     expect(config.mirrorMemoryMb).toBe(256);
     expect(config.mirrorThreads).toBe(1);
     expect(config.journalSyncMs).toBe(DEFAULT_JOURNAL_SYNC_MS);
+    expect(config.geoCityDb).toBeUndefined();
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -165,6 +166,17 @@ describe('loadConfig: happy', () => {
     expect(mode('')).toBe('dns');
   });
 
+  test('GEO_CITY_DB: an existing file, resolved to an absolute path; anything else stops the boot', () => {
+    const dir = tempDir('config');
+    writeFileSync(join(dir, 'city.mmdb'), 'x');
+    const load = (value: string) => loadConfig({ DATA_DIR: dir, SESSION_SECRET: SECRET, GEO_CITY_DB: value }).geoCityDb;
+    expect(load(join(dir, 'city.mmdb'))).toBe(join(dir, 'city.mmdb'));
+    expect(load(` ${join(dir, '.', 'city.mmdb')} `)).toBe(join(dir, 'city.mmdb'));
+    expect(load('')).toBeUndefined();
+    expect(() => load(join(dir, 'absent.mmdb'))).toThrow(`invalid GEO_CITY_DB: "${join(dir, 'absent.mmdb')}" is not an existing file`);
+    expect(() => load(dir)).toThrow('invalid GEO_CITY_DB');
+  });
+
   test('any port from 1 to 65535 is accepted (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
@@ -220,6 +232,7 @@ describe('loadConfig: a bad value names its variable', () => {
     ['JOURNAL_SYNC_MS', '0.5'],
     ['JOURNAL_SYNC_MS', '100000'],
     ['JOURNAL_SYNC_MS', '100ms'],
+    ['GEO_CITY_DB', '/nonexistent/GeoLite2-City.mmdb'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {

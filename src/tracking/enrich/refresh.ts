@@ -1,5 +1,6 @@
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomically } from '../../shared/write-atomically';
 import { parseRangeFile, RANGES_DIR, readRangeFile, serializeRangeFile, type RangeFile } from './bot-ranges';
 import { CRAWLERS, type Crawler } from './crawlers';
 
@@ -88,10 +89,4 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   const set = new Set(a);
   return b.every((cidr) => set.has(cidr));
-}
-
-function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
 }

@@ -1,0 +1,111 @@
+import ipaddr from 'ipaddr.js';
+import { rateLimitKey as limiterKey } from '../http/client-ip';
+import { openGeoDatabase } from '../tracking/enrich/geo';
+import { parseIp, type IpAddress } from '../tracking/enrich/ip';
+import { loadAsnTable } from './asn-load';
+import { loadAsnTypes, type IpType } from './asn-types';
+import { openCityDatabases } from './city-db';
+
+/**
+ * What the service knows about an address from shipped data: country, region and city, the
+ * autonomous system and the IP type (docs/ip-intelligence.md). Every method is synchronous;
+ * each database loads on its first use, once per process. Input that is not an address gives nulls.
+ */
+export interface IpIntel {
+  country(ip: string): string | null;
+  place(ip: string): { region: string | null; city: string | null };
+  ipType(ip: string): IpType | null;
+  pool(ip: string): PoolFacts;
+}
+
+export interface PoolFacts {
+  type: IpType | null;
+  asn: number | null;
+  as_org: string | null;
+}
+
+export interface IpIntelOptions {
+  /** Country MMDB; default the one click enrichment uses (src/tracking/enrich/geo.ts). */
+  geoDatabase?: string;
+  /** City MMDB files, asked in order; default DB-IP City Lite (src/ipintel/city-db.ts). */
+  cityDatabases?: readonly string[];
+  /** A directory holding asn-ipv4-num.csv and asn-ipv6-num.csv; default @ip-location-db/asn. */
+  asnDir?: string;
+  /**
+   * A writable directory for the ASN table's binary copy (asn-load.ts) and for copies of city
+   * files the process may not map in place (mapped-file.ts); none: parsed or read into memory.
+   */
+  cacheDir?: string;
+  /** A directory holding datacenter.json and mobile.json; default src/ipintel/asn-types. */
+  asnTypesDir?: string;
+}
+
+/**
+ * A bare IPv4 or IPv6 address as text: no surrounding space, zone id, prefix or brackets.
+ * IPv4-mapped IPv6 comes back as the IPv4 address.
+ */
+export function parseAddress(text: string): IpAddress | null {
+  if (typeof text !== 'string' || text !== text.trim() || text.includes('%')) return null;
+  return parseIp(text);
+}
+
+/** The key the rate limiter counts an address under: the address, or its IPv6 /64. */
+export function rateLimitKey(ip: string): string | null {
+  const address = parseAddress(ip);
+  return address ? limiterKey(address.toString()) : null;
+}
+
+/** The form an ad platform's IP exclusion takes: the IPv4 address, or the IPv6 /64 in RFC 5952 form. */
+export function exclusionBlock(ip: string): string | null {
+  const address = parseAddress(ip);
+  if (!address) return null;
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}
+
+const NO_POOL: PoolFacts = Object.freeze({ type: null, asn: null, as_org: null });
+const NO_PLACE = Object.freeze({ region: null, city: null });
+
+export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
+  let geo: ReturnType<typeof openGeoDatabase> | undefined;
+  let city: ReturnType<typeof openCityDatabases> | undefined;
+  let asnTable: ReturnType<typeof loadAsnTable> | undefined;
+  let asnTypes: ReturnType<typeof loadAsnTypes> | undefined;
+  // One address is usually asked about several times in a row (a rule set, a lookup).
+  let lastText: string | undefined;
+  let lastAddress: IpAddress | null = null;
+  const address = (text: string) => {
+    if (text !== lastText) {
+      lastAddress = parseAddress(text);
+      lastText = text;
+    }
+    return lastAddress;
+  };
+  const pool = (ip: string): PoolFacts => {
+    const parsed = address(ip);
+    if (!parsed) return NO_POOL;
+    asnTable ??= loadAsnTable({ dir: options.asnDir, cacheDir: options.cacheDir });
+    const record = asnTable.lookup(parsed);
+    if (!record) return NO_POOL;
+    asnTypes ??= loadAsnTypes(options.asnTypesDir);
+    return { type: asnTypes.typeOf(record.asn), asn: record.asn, as_org: record.org };
+  };
+  return {
+    country(ip) {
+      const parsed = address(ip);
+      if (!parsed) return null;
+      geo ??= openGeoDatabase(options.geoDatabase);
+      return geo.country(parsed);
+    },
+    place(ip) {
+      const parsed = address(ip);
+      if (!parsed) return NO_PLACE;
+      city ??= openCityDatabases(options.cityDatabases, { copyDir: options.cacheDir });
+      const { region, city: cityName } = city.place(parsed);
+      return { region, city: cityName };
+    },
+    ipType: (ip) => pool(ip).type,
+    pool,
+  };
+}
