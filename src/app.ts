@@ -13,9 +13,11 @@ import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
 import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } from './http/native-routes';
 import { ippoolRoutes } from './ipintel/ippool.routes';
+import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
+import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
 
 /**
@@ -40,7 +42,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
     .use(edgeRoutes(services))
-    .use(ippoolRoutes(services));
+    .use(ippoolRoutes(services))
+    .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }

@@ -7,7 +7,7 @@ import type { Config } from './config';
 import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
-import { openIpIntel, type IpIntel } from './ipintel/ip-intel';
+import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
@@ -128,7 +128,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     apiKeyCache: createApiKeyCache(db),
     sdkKeyCache: createSdkKeyCache(db),
     ipHasher,
-    ipIntel: openIpIntel({ cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined, cacheDir: join(config.dataDir, 'ipintel') }),
+    ipIntel: openIpIntel(ipIntelOptionsFor(config)),
     linkChanges,
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { rateLimitKey as limiterKey } from '../http/client-ip';
 import { openGeoDatabase } from '../tracking/enrich/geo';
@@ -66,6 +67,11 @@ export function exclusionBlock(ip: string): string | null {
 
 const NO_POOL: PoolFacts = Object.freeze({ type: null, asn: null, as_org: null });
 const NO_PLACE = Object.freeze({ region: null, city: null });
+
+/** The node's databases as configured: GEO_CITY_DB, and caches under DATA_DIR (every thread the same). */
+export function ipIntelOptionsFor(config: { geoCityDb?: string | undefined; dataDir: string }): IpIntelOptions {
+  return { cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined, cacheDir: join(config.dataDir, 'ipintel') };
+}
 
 export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
   let geo: ReturnType<typeof openGeoDatabase> | undefined;

@@ -6,7 +6,7 @@
  */
 import type { Server } from 'bun';
 import { openPostgres } from '../../db/postgres';
-import { openIpIntel } from '../../ipintel/ip-intel';
+import { ipIntelOptionsFor, openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';
 import { SERVE_OPTIONS } from '../../http/serve-options';
 import { linkChangeSubscribers } from '../../links/link-changes';
@@ -41,7 +41,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
     await clickPipeline.start();
     const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' });
     await linkCache.start();
-    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel() };
+    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel(ipIntelOptionsFor(config)) };
     const toMainThread = forwardTo(forward);
     const routes = nativeTrackingRoutes(deps);
     server = Bun.serve({
