@@ -10,7 +10,9 @@ export function requireWrk(): string {
   if (existsSync(WRK)) return WRK;
   if (process.getuid?.() === 0 && Bun.which('apt-get')) {
     console.error('bench: wrk is missing; installing Debian\'s package');
-    const install = Bun.spawnSync(['apt-get', 'install', '-y', 'wrk'], { stdout: 'inherit', stderr: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    // apt's output goes to stderr: stdout carries only the bench's JSON line.
+    const install = Bun.spawnSync(['apt-get', 'install', '-y', 'wrk'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    process.stderr.write(install.stdout);
     if (install.exitCode === 0 && existsSync(WRK)) return WRK;
   }
   console.error('bench: this benchmark needs wrk; install it with `sudo apt-get install -y wrk` and run it again');
