@@ -140,3 +140,19 @@ export async function throwawayDatabaseOrNull(): Promise<ThrowawayDatabase | nul
   }
 }
 
+
+/**
+ * Runs `measure` on each of BENCH_TARGETS: Postgres on a throwaway database (null when none is
+ * reachable), then the embedded store; answers each target's result by name.
+ */
+export async function eachTarget(measure: (databaseUrl: string | undefined) => Promise<unknown>): Promise<Record<string, unknown>> {
+  const targets: Record<string, unknown> = {};
+  const database = TARGETS.includes('postgres') ? await throwawayDatabaseOrNull() : null;
+  for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
+    if (!TARGETS.includes(name)) continue;
+    targets[name] = name === 'postgres' && !database ? null : await measure(url);
+    console.error(`${name}: ${JSON.stringify(targets[name])}`);
+  }
+  await database?.drop();
+  return targets;
+}

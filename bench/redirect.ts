@@ -33,8 +33,7 @@ import {
   round,
   settled,
   summary,
-  TARGETS,
-  throwawayDatabaseOrNull,
+  eachTarget,
   WARMUP,
   type Load,
 } from './redirect-load';
@@ -98,16 +97,9 @@ async function service(databaseUrl: string | undefined) {
 
 const reference = await bare();
 console.error(`bare: ${JSON.stringify(summary(reference))}`);
-const targets: Record<string, unknown> = {};
-const database = TARGETS.includes('postgres') ? await throwawayDatabaseOrNull() : null;
-for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
-  if (!TARGETS.includes(name)) continue;
-  if (name === 'postgres' && !database) {
-    targets.postgres = null;
-    continue;
-  }
+const targets = await eachTarget(async (url) => {
   const { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory } = await service(url);
-  targets[name] = {
+  return {
     ...summary(load),
     ratio: round(load.rps / reference.rps, 3),
     answered: load.redirects,
@@ -124,9 +116,7 @@ for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]]
     rss_settled_mb: Math.round(settledMemory.rssMb),
     anon_settled_mb: Math.round(settledMemory.anonMb),
   };
-  console.error(`${name}: ${JSON.stringify(targets[name])}`);
-}
-await database?.drop();
+});
 
 console.log(
   JSON.stringify({

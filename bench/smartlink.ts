@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/support/over-http';
 import { freePort, startServer } from '../test/support/server';
-import { backlogDrained, bare, CONNECTIONS, drive, DURATION, QUERY, round, settled, summary, TARGETS, throwawayDatabaseOrNull, WARMUP, type Load } from './redirect-load';
+import { backlogDrained, bare, CONNECTIONS, drive, DURATION, QUERY, round, settled, summary, WARMUP, eachTarget, type Load } from './redirect-load';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 
@@ -103,16 +103,5 @@ async function service(databaseUrl: string | undefined) {
 
 const reference = await bare();
 console.error(`bare: ${JSON.stringify(summary(reference))}`);
-const targets: Record<string, unknown> = {};
-const database = TARGETS.includes('postgres') ? await throwawayDatabaseOrNull() : null;
-for (const [name, url] of [['postgres', database?.url], ['embedded', undefined]] as const) {
-  if (!TARGETS.includes(name)) continue;
-  if (name === 'postgres' && !database) {
-    targets.postgres = null;
-    continue;
-  }
-  targets[name] = await service(url);
-  console.error(`${name}: ${JSON.stringify(targets[name])}`);
-}
-await database?.drop();
+const targets = await eachTarget(service);
 console.log(JSON.stringify({ bench: 'smartlink', tool: 'wrk', connections: CONNECTIONS, duration_s: DURATION, rules: 20, bare: summary(reference), ...targets }));

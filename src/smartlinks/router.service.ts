@@ -4,11 +4,11 @@ import { newId, type Clock } from '../shared/ids';
 import { clickControls } from '../tracking/redirect/click-query';
 import type { CompiledLink } from '../tracking/redirect/link-cache';
 import {
-  hostOf,
   journalClick,
   newClick,
   redirectTo,
   transparentRedirect,
+  withLink,
   unavailable,
   type ClickDeps,
   type TrackingRequest,
@@ -42,20 +42,10 @@ const VISITOR_FACTS: FactNeeds = { ...NONE, os: true, inApp: true };
 /**
  * GET /l/{slug}. A cached link without a click cap is answered without touching the database,
  * like /c: rules are compiled in the link cache and evaluated in memory; only a capped link
- * waits for its counter (docs/smart-links.md, "Click caps").
+ * waits for its counter (docs/smart-links.md, "Click cap").
  */
 export function handleSmartLink(deps: SmartLinkDeps, slug: string, request: SmartLinkRequest): Response | Promise<Response> {
-  const link = deps.linkCache.lookup(hostOf(request.url), slug);
-  if (link instanceof Promise) {
-    return link.then(
-      (loaded) => visit(deps, loaded, request),
-      (error) => {
-        console.error('smart link: link lookup failed', error);
-        throw unavailable();
-      },
-    );
-  }
-  return visit(deps, link, request);
+  return withLink(deps.linkCache, slug, request, (link) => visit(deps, link, request));
 }
 
 function visit(deps: SmartLinkDeps, link: CompiledLink | null, request: SmartLinkRequest): Response | Promise<Response> {

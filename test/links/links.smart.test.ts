@@ -3,17 +3,10 @@ import { findLinkById, findLinkByKey } from '../../src/tracking/redirect/lookups
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';
+import { SCHEMA_EXAMPLE } from '../smartlinks/rules/schema-example';
 import { orgSnapshot, recordPublishes } from './support';
 
-const RULES = {
-  version: 1,
-  rules: [
-    { name: 'ios-us', if: { os: ['ios'], country: ['US', 'CA'] }, then: { store: 'https://apps.apple.com/app/id123' } },
-    { name: 'ab', if: { params: { utm_source: ['news'] } }, then: { variants: [{ url: 'https://a.example', weight: 70 }, { url: 'https://b.example', weight: 30 }] } },
-    { name: 'night', if: { hours: { from: 22, to: 6, tz: 'Europe/Berlin' } }, then: { block: 410 } },
-  ],
-  fallback: { url: 'https://shop.example.com' },
-};
+const RULES = SCHEMA_EXAMPLE;
 const PREVIEW = { title: 'Spring sale', description: 'Everything at half price', image: 'https://cdn.example.com/og.png' };
 
 for (const backend of backends()) {

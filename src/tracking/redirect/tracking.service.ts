@@ -44,17 +44,19 @@ export const unavailable = () => new HttpError(503, { error: 'service unavailabl
  * journaled and the 302 returned in the same tick. Only a cache miss waits for one lookup.
  */
 export function handleClick(deps: ClickDeps, slug: string, request: TrackingRequest): Response | Promise<Response> {
-  const link = deps.linkCache.lookup(hostOf(request.url), slug);
+  return withLink(deps.linkCache, slug, request, (link) => redirect(deps, link, request));
+}
+
+/** Answers with the request's link: in the same tick when cached, else after one lookup (503 when it fails). */
+export function withLink<T>(linkCache: LinkCache, slug: string, request: TrackingRequest, answer: (link: CompiledLink | null) => T | Promise<T>): T | Promise<T> {
+  const link = linkCache.lookup(hostOf(request.url), slug);
   if (link instanceof Promise) {
-    return link.then(
-      (loaded) => redirect(deps, loaded, request),
-      (error) => {
-        console.error('click redirect: link lookup failed', error);
-        throw unavailable();
-      },
-    );
+    return link.then(answer, (error) => {
+      console.error(`${new URL(request.url).pathname}: link lookup failed`, error);
+      throw unavailable();
+    });
   }
-  return redirect(deps, link, request);
+  return answer(link);
 }
 
 function redirect(deps: ClickDeps, link: CompiledLink | null, request: TrackingRequest): Response {

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { MAX_RULES_BYTES, parseRules } from '../../../src/smartlinks/rules/parse-rules';
 import { RuleSetSchema, type RuleSet } from '../../../src/smartlinks/rules/rules.model';
 import { denormalised, ruleSetArb } from './arbitraries';
+import { SCHEMA_EXAMPLE } from './schema-example';
 
 const ok = (input: unknown): RuleSet => {
   const parsed = parseRules(input);
@@ -20,15 +21,7 @@ const ruleErrors = (rule: unknown) => errors([{ if: {}, then: { block: 404 } }, 
 
 describe('parseRules: accepted and normalised', () => {
   test('the example of the schema, as given', () => {
-    const set = {
-      version: 1,
-      rules: [
-        { name: 'ios-us', if: { os: ['ios'], country: ['US', 'CA'] }, then: { store: 'https://apps.apple.com/app/id123' } },
-        { name: 'ab', if: { params: { utm_source: ['news'] } }, then: { variants: [{ url: 'https://a.example', weight: 70 }, { url: 'https://b.example', weight: 30 }] } },
-        { name: 'night', if: { hours: { from: 22, to: 6, tz: 'Europe/Berlin' } }, then: { block: 410 } },
-      ],
-      fallback: { url: 'https://shop.example.com' },
-    };
+    const set = SCHEMA_EXAMPLE;
     expect(ok(set)).toEqual(set as RuleSet);
   });
 
