@@ -51,6 +51,8 @@ export function rawClick(overrides: Partial<ClickRecord> = {}): ClickRecord {
     drop_reason: null,
     params: null,
     route: null,
+    risk_score: 0,
+    risk_reasons: [],
     ...overrides,
   };
 }
