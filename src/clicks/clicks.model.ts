@@ -51,6 +51,9 @@ export const Click = t.Object({
   dropReason: nullable(t.String()),
   latencyMs: nullable(t.Integer()),
   route: t.Union([ClickRoute, t.Null()]),
+  /** 0 to 100 (docs/protect.md); `riskReasons` names the signals behind it, in the signal table's order. */
+  riskScore: t.Integer({ minimum: 0, maximum: 100 }),
+  riskReasons: t.Array(t.String()),
 });
 export type Click = typeof Click.static;
 

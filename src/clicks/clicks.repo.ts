@@ -7,7 +7,7 @@ export type ClickRow = Pick<
   ClickRecord,
   | 'id' | 'gclid' | 'gbraid' | 'wbraid' | 'campaign_ext_id' | 'ad_group_ext_id' | 'creative_id' | 'keyword'
   | 'match_type' | 'network' | 'device' | 'next_hop_url' | 'transparent_param_present' | 'force_transparent'
-  | 'is_bot' | 'drop_reason' | 'latency_ms' | 'route'
+  | 'is_bot' | 'drop_reason' | 'latency_ms' | 'route' | 'risk_score' | 'risk_reasons'
 > & { created_at: Date };
 
 /**
@@ -31,7 +31,7 @@ export async function selectClicks(db: Queryable, orgId: string, filter: ClickFi
   return db.query<ClickRow>(
     `SELECT id, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id, creative_id, keyword,
             match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot,
-            drop_reason, latency_ms, route
+            drop_reason, latency_ms, route, risk_score, risk_reasons
        FROM clicks
       WHERE ${conditions.join(' AND ')}
       ORDER BY created_at DESC, id DESC

@@ -1,3 +1,4 @@
+import { orderReasons } from '../protect/risk-signals';
 import type { Db } from '../db/db';
 import type { ClickRoute } from '../tracking/click.model';
 import type { Click, ClickFilter } from './clicks.model';
@@ -33,6 +34,8 @@ export function toClick(row: ClickRow): Click {
     dropReason: row.drop_reason,
     latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
     route: row.route === null ? null : exportedRoute(row.route),
+    riskScore: Number(row.risk_score),
+    riskReasons: orderReasons(row.risk_reasons ?? []),
   };
 }
 

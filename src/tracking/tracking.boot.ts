@@ -5,6 +5,7 @@ import type { IpHasher } from '../shared/ip-hash';
 import { createCampaignCache, type CampaignCache } from './redirect/campaign-cache';
 import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './pipeline/click-pipeline';
 import { createClickWriterThread } from './pipeline/click-writer.thread';
+import { ipIntelOptionsFor } from '../ipintel/ip-intel';
 import { createIngestion } from './enrich/ingest';
 import { createLinkCache, type LinkCache, type LinkCacheOptions } from './redirect/link-cache';
 import { replayListenerJournals } from './listeners/listener-journals';
@@ -56,11 +57,17 @@ export async function startTracking(
  * own connections, so the journaling thread only answers redirects; PGlite lives in the main
  * thread's memory, so there the writer runs on its event loop.
  */
-export function clickPipelineDeps(config: Pick<Config, 'databaseUrl' | 'sessionSecret'>, db: Db, ipHasher: IpHasher, dataDir: string): ClickPipelineDeps {
+export function clickPipelineDeps(
+  config: Pick<Config, 'databaseUrl' | 'sessionSecret' | 'dataDir' | 'geoCityDb'>,
+  db: Db,
+  ipHasher: IpHasher,
+  dataDir: string,
+): ClickPipelineDeps {
   const { databaseUrl, sessionSecret } = config;
+  const ipIntelOptions = ipIntelOptionsFor(config);
   return db.kind === 'postgres' && databaseUrl
-    ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath }) }
-    : { db, dataDir, enrich: createIngestion({ ipHasher }).enrich };
+    ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath, ipIntelOptions }) }
+    : { db, dataDir, enrich: createIngestion({ ipHasher }, { ipIntelOptions }).enrich };
 }
 
 /** Stops taking changes and writes every journaled record to Postgres. */

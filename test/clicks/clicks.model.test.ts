@@ -77,11 +77,13 @@ describe('read model mapping', () => {
       id: 'c1', created_at: new Date('2026-09-02T10:00:00.5Z'), gclid: null, gbraid: null, wbraid: 'w', campaign_ext_id: '1', ad_group_ext_id: null,
       creative_id: null, keyword: null, match_type: 'b', network: 'ytv', device: 't', next_hop_url: 'https://x.example', transparent_param_present: false,
       force_transparent: true, is_bot: false, drop_reason: 'bot', latency_ms: 12, route: null,
+      risk_score: 70, risk_reasons: ['rapid_repeat', 'no_dwell', 'not_a_signal', 'datacenter_ip'],
     };
     expect(toClick(row)).toEqual({
       id: 'c1', createdAt: '2026-09-02T10:00:00.500Z', gclid: null, gbraid: null, wbraid: 'w', campaignExtId: '1', adGroupExtId: null, creativeId: null,
       keyword: null, matchType: 'b', network: 'ytv', device: 't', nextHopUrl: 'https://x.example', transparentParamPresent: false, forceTransparent: true,
       isBot: false, dropReason: 'bot', latencyMs: 12, route: null,
+      riskScore: 70, riskReasons: ['datacenter_ip', 'rapid_repeat', 'no_dwell'],
     });
   });
 
@@ -91,6 +93,7 @@ describe('read model mapping', () => {
       id: 'c2', created_at: new Date('2026-09-02T10:00:00Z'), gclid: null, gbraid: null, wbraid: null, campaign_ext_id: null, ad_group_ext_id: null,
       creative_id: null, keyword: null, match_type: null, network: null, device: null, next_hop_url: 'https://a.example', transparent_param_present: false,
       force_transparent: false, is_bot: false, drop_reason: null, latency_ms: null, route: { ...route, extra: 'x' } as typeof route,
+      risk_score: 0, risk_reasons: [],
     };
     expect(toClick(row).route).toEqual(route);
   });

@@ -12,6 +12,7 @@ import { expectSecurityHeaders } from '../support/http';
 const CLICK_FIELDS = [
   'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType',
   'network', 'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'dropReason', 'latencyMs', 'route',
+  'riskScore', 'riskReasons',
 ].sort();
 
 for (const backend of backends()) {
@@ -29,7 +30,7 @@ for (const backend of backends()) {
           orgId: org.orgId, id, createdAt: '2026-09-02T10:00:00.123Z', gclid: 'Cj0KCQjw', gbraid: 'gb1', wbraid: 'wb1', campaignExtId: '111',
           adGroupExtId: '222', creativeId: '333', keyword: 'running shoes', matchType: 'e', network: 'g', device: 'm',
           nextHopUrl: `https://shop.example.com/p?svc_click_id=${id}`, transparentParamPresent: true, forceTransparent: true, isBot: true,
-          latencyMs: 7, dropReason: 'verified_bot',
+          latencyMs: 7, dropReason: 'verified_bot', riskReasons: ['no_scroll', 'datacenter_ip'],
         });
         const res = await list('', org.auth);
         expect(res.status).toBe(200);
@@ -59,6 +60,8 @@ for (const backend of backends()) {
           dropReason: 'verified_bot',
           latencyMs: 7,
           route: null,
+          riskScore: 50,
+          riskReasons: ['datacenter_ip', 'no_scroll'],
         });
       });
 
@@ -76,6 +79,21 @@ for (const backend of backends()) {
         await t.services.clickPipeline.flush();
         const { data } = await body(await list('', org.auth));
         expect(data.map((c: { id: string; route: unknown }) => [c.id, c.route])).toEqual([[smart, route], [fallback, noRule], [plain, null]]);
+      });
+
+      test('a click scored as it is stored shows its risk score and reasons', async () => {
+        const org = await orgWithKey(db);
+        const [dc, home] = [newId(), newId()];
+        const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+        for (const [id, ip] of [[dc, '5.9.1.1'], [home, '73.162.1.1']] as const) {
+          t.services.clickPipeline.recordClick({
+            id, org_id: org.orgId, created_at: new Date().toISOString(), next_hop_url: `https://shop.example.com/?svc_click_id=${id}`, ip, user_agent: iphone,
+          });
+        }
+        await t.services.clickPipeline.flush();
+        const { data } = await body(await list('', org.auth));
+        const risk = Object.fromEntries(data.map((c: { id: string; riskScore: number; riskReasons: string[] }) => [c.id, [c.riskScore, c.riskReasons]]));
+        expect(risk).toEqual({ [dc]: [40, ['datacenter_ip']], [home]: [0, []] });
       });
 
       test('nullable fields come back as null, never missing', async () => {

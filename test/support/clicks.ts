@@ -1,4 +1,5 @@
 import type { Queryable } from '../../src/db/db';
+import { riskScore } from '../../src/protect/risk-signals';
 import { newId } from '../../src/shared/ids';
 import type { IpHasher } from '../../src/shared/ip-hash';
 
@@ -30,6 +31,10 @@ export interface ClickOverrides {
   osVersion?: string | null;
   deviceType?: string | null;
   dropReason?: string | null;
+  /** Risk reasons (signal names); the score is taken from the signal table unless `riskScore` is given. */
+  riskReasons?: string[];
+  riskScore?: number;
+  country?: string | null;
   /** With an `ip`: its IP+day and household hashes are stored too, as the pipeline stores them. */
   ipHasher?: IpHasher;
 }
@@ -49,9 +54,10 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
   await db.query(
     `INSERT INTO clicks (id, org_id, link_id, campaign_id, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id,
        creative_id, keyword, match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot,
-       latency_ms, ip, ip_day_hash, household_hash, user_agent, os_family, os_version, device_type, drop_reason)
+       latency_ms, ip, ip_day_hash, household_hash, user_agent, os_family, os_version, device_type, drop_reason,
+       risk_score, risk_reasons, country)
      VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-       $24, $25, $26, $27, $28)`,
+       $24, $25, $26, $27, $28, $29, $30::jsonb, $31)`,
     [
       id,
       click.orgId,
@@ -81,6 +87,9 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
       click.osVersion ?? null,
       click.deviceType ?? null,
       click.dropReason ?? null,
+      click.riskScore ?? riskScore(click.riskReasons ?? []),
+      JSON.stringify(click.riskReasons ?? []),
+      click.country ?? null,
     ],
   );
   return id;

@@ -1,3 +1,5 @@
+import { openIpIntel, type IpIntel, type IpIntelOptions } from '../../ipintel/ip-intel';
+import { createRepeatWindow } from '../../protect/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';
@@ -15,6 +17,10 @@ export interface IngestionOptions {
   /** Crawler ranges to verify against; default: the snapshots under bot-ranges/. */
   ranges?: EngineRanges;
   steps?: readonly IngestionStep[];
+  /** The IP type source for risk scoring; default openIpIntel(ipIntelOptions). */
+  ipIntel?: Pick<IpIntel, 'ipType'>;
+  /** Where the shipped IP data is cached (ipIntelOptionsFor(config)); the same on every thread. */
+  ipIntelOptions?: IpIntelOptions;
 }
 
 let shippedRanges: EngineRanges | undefined;
@@ -29,6 +35,8 @@ export function createIngestion(services: { ipHasher: IpHasher }, options: Inges
     geo: openGeoDatabase(options.geoDatabase),
     crawlers: createCrawlerVerifier(options.ranges ?? (shippedRanges ??= loadShippedRanges())),
     ipHasher: services.ipHasher,
+    ipIntel: options.ipIntel ?? openIpIntel(options.ipIntelOptions),
+    repeats: createRepeatWindow(),
   };
   const steps = options.steps ?? STEPS;
   const reported = new Set<string>();

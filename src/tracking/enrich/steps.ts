@@ -1,4 +1,7 @@
 import { isbot } from 'isbot';
+import type { IpIntel } from '../../ipintel/ip-intel';
+import { scoreClick } from '../../protect/click-signals';
+import type { RepeatWindow } from '../../protect/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { claimedEngine, type CrawlerVerifier, type SearchEngine } from './crawlers';
@@ -16,6 +19,10 @@ export interface StepContext {
   geo: GeoLookup;
   crawlers: CrawlerVerifier;
   ipHasher: IpHasher;
+  /** The IP type (datacenter, mobile, residential) for the datacenter_ip risk signal. */
+  ipIntel: Pick<IpIntel, 'ipType'>;
+  /** Recent clicks per IP and link, for the rapid_repeat risk signal. */
+  repeats: RepeatWindow;
 }
 
 /** A click on its way through the steps: a copy of the record plus what every step reads. */
@@ -112,13 +119,27 @@ export const verifiedCrawlerStep: IngestionStep = {
   },
 };
 
+/**
+ * A bot user agent that is not a verified crawler. Runs after verifiedCrawlerStep: a verified
+ * crawler carries is_bot; any other crawler claim is spoofed, whether or not isbot knows the name.
+ */
+const isUnverifiedBot = ({ click, userAgent, claimed, automated }: ClickWork) =>
+  userAgent.length > 0 && !click.is_bot && (claimed !== null || automated);
+
 export const botStep: IngestionStep = {
   name: 'bot',
-  run({ click, userAgent, claimed, automated }) {
-    if (userAgent.length === 0) return;
-    // A verified crawler already carries 'verified_bot'; any other crawler claim is spoofed,
-    // whether or not isbot knows the name.
-    if (claimed !== null || automated) drop(click, 'bot');
+  run(work) {
+    if (isUnverifiedBot(work)) drop(work.click, 'bot');
+  },
+};
+
+/** The click's own risk signals (src/protect/click-signals.ts); beacons and installs add theirs later. */
+export const riskStep: IngestionStep = {
+  name: 'risk',
+  run(work, { ipIntel, repeats }) {
+    const { click } = work;
+    const ipType = click.ip ? ipIntel.ipType(click.ip) : null;
+    scoreClick(click, { verifiedCrawler: click.is_bot, unverifiedBot: isUnverifiedBot(work), ipType }, repeats);
   },
 };
 
@@ -134,4 +155,4 @@ export const ipIdentityStep: IngestionStep = {
 };
 
 /** The pipeline, in order. Every step runs on every click; drops only label it. */
-export const STEPS: readonly IngestionStep[] = [validateStep, geoStep, userAgentStep, verifiedCrawlerStep, botStep, ipIdentityStep];
+export const STEPS: readonly IngestionStep[] = [validateStep, geoStep, userAgentStep, verifiedCrawlerStep, botStep, ipIdentityStep, riskStep];

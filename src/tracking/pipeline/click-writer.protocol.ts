@@ -1,3 +1,5 @@
+import type { IpIntelOptions } from '../../ipintel/ip-intel';
+
 /**
  * Messages between a node's main thread and its click writer thread (click-writer.thread.ts
  * and click-writer.worker.ts). Each write carries an id; the worker answers it with the same id.
@@ -7,6 +9,8 @@ export interface ClickWriterInit {
   /** The secret the node's IP hasher is keyed with (createIpHasher), so hashes match the main thread's. */
   ipHashSecret: string;
   setAsidePath: string;
+  /** Where the shipped IP data is cached, as on the main thread (risk scoring reads the IP type). */
+  ipIntelOptions: IpIntelOptions;
 }
 
 /** `lines` arrives as its own buffer, moved to the thread (not copied again), and is decoded there. */

@@ -21,7 +21,7 @@ function start(init: ClickWriterInit) {
   try {
     // Four connections: a batch's statements run side by side, as they do in process.
     db = openPostgres(init.databaseUrl, { max: 4 });
-    const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) });
+    const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) }, { ipIntelOptions: init.ipIntelOptions });
     writer = createClickWriter({ db, enrich: (click) => ingestion.enrich(click), setAsidePath: init.setAsidePath });
   } catch (error) {
     reply({ kind: 'failed', message: errorMessage(error) });

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
+import { openIpIntel } from '../../../src/ipintel/ip-intel';
+import { createRepeatWindow } from '../../../src/protect/repeat-window';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';
 import { openGeoDatabase } from '../../../src/tracking/enrich/geo';
@@ -10,7 +12,13 @@ import { beginWork, STEPS, type StepContext } from '../../../src/tracking/enrich
 import { GOOGLEBOT, IPHONE, rawClick } from './click-fixture';
 
 const ipHasher = createIpHasher('property-test-secret-0123456789abcdef');
-const context: StepContext = { geo: openGeoDatabase(), crawlers: createCrawlerVerifier(loadShippedRanges()), ipHasher };
+const context: StepContext = {
+  geo: openGeoDatabase(),
+  crawlers: createCrawlerVerifier(loadShippedRanges()),
+  ipHasher,
+  ipIntel: openIpIntel(),
+  repeats: createRepeatWindow(),
+};
 const ingestion = createIngestion({ ipHasher });
 
 const anyText = fc.oneof(

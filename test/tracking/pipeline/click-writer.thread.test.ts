@@ -38,7 +38,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     const writers: ClickWriter[] = [];
     onBeforeClose(db, () => Promise.all(writers.map((writer) => writer.close())).then(() => {}));
     const thread = (path = setAsidePath()) => {
-      const writer = createClickWriterThread({ databaseUrl: url, ipHashSecret: SECRET, setAsidePath: path });
+      const writer = createClickWriterThread({ databaseUrl: url, ipHashSecret: SECRET, setAsidePath: path, ipIntelOptions: {} });
       writers.push(writer);
       return writer;
     };
@@ -83,7 +83,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     });
 
     test('a thread that cannot reach its database fails the batch with the connection error', async () => {
-      const broken = createClickWriterThread({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', ipHashSecret: SECRET, setAsidePath: setAsidePath() });
+      const broken = createClickWriterThread({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', ipHashSecret: SECRET, setAsidePath: setAsidePath(), ipIntelOptions: {} });
       writers.push(broken);
       const { orgId } = await orgWithKey(db);
       expect(await failure(broken.write(linesOf([{ k: 'c', r: makeClick(orgId) }]), 1))).toMatch(/ECONNREFUSED|connect/i);
@@ -126,7 +126,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     test('a thread that dies fails the batch it held; the next batch starts a new thread', async () => {
       const { orgId } = await orgWithKey(db);
       const spawned: Worker[] = [];
-      const writer = createClickWriterThread({ databaseUrl: url, ipHashSecret: SECRET, setAsidePath: setAsidePath() }, { onSpawn: (worker) => spawned.push(worker) });
+      const writer = createClickWriterThread({ databaseUrl: url, ipHashSecret: SECRET, setAsidePath: setAsidePath(), ipIntelOptions: {} }, { onSpawn: (worker) => spawned.push(worker) });
       writers.push(writer);
       await writer.write(linesOf([{ k: 'c', r: makeClick(orgId) }]), 1);
       // A crash in the middle of a batch: the batch fails (the pipeline keeps it journaled).
@@ -144,7 +144,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       try {
         const spawned: Worker[] = [];
         const writer = createClickWriterThread(
-          { databaseUrl: `postgres://svc@127.0.0.1:${silent.port}/none`, ipHashSecret: SECRET, setAsidePath: setAsidePath() },
+          { databaseUrl: `postgres://svc@127.0.0.1:${silent.port}/none`, ipHashSecret: SECRET, setAsidePath: setAsidePath(), ipIntelOptions: {} },
           { onSpawn: (worker) => spawned.push(worker), stalledWriteMs: 1_000 },
         );
         writers.push(writer);

@@ -1,0 +1,32 @@
+import type { IpType } from '../ipintel/asn-types';
+import type { ClickRecord } from '../tracking/click.model';
+import type { RepeatWindow } from './repeat-window';
+import { riskOf, type RiskSignal } from './risk-signals';
+
+/** What the click step knows of a click beyond its record (src/tracking/enrich/steps.ts). */
+export interface ClickFacts {
+  /** A verified search-engine crawler: never risky (docs/protect.md). */
+  verifiedCrawler: boolean;
+  /** A bot user agent, or a crawler claim from outside the crawler's ranges. */
+  unverifiedBot: boolean;
+  ipType: IpType | null;
+}
+
+/**
+ * The click family of risk signals, found as the click is enriched: datacenter_ip, unverified_bot
+ * and rapid_repeat. Sets risk_score and risk_reasons on the record.
+ */
+export function scoreClick(click: ClickRecord, facts: ClickFacts, repeats: RepeatWindow): void {
+  if (facts.verifiedCrawler) {
+    Object.assign(click, riskOf([]));
+    return;
+  }
+  const found: RiskSignal[] = [];
+  if (facts.ipType === 'datacenter') found.push('datacenter_ip');
+  if (facts.unverifiedBot) found.push('unverified_bot');
+  const at = Date.parse(click.created_at);
+  if (click.ip && !Number.isNaN(at) && repeats.exceeds(`${click.org_id}\u0000${click.link_id ?? ''}\u0000${click.ip}`, at)) {
+    found.push('rapid_repeat');
+  }
+  Object.assign(click, riskOf(found));
+}
