@@ -3,6 +3,7 @@ import { DAY_MS } from '../attribution/tiers/tier';
 import { runWaterfall } from '../attribution/waterfall';
 import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
+import { scoreInstalledClick } from '../protect/install-signals';
 import { newId, type Clock } from '../shared/ids';
 import { instantOf } from '../shared/timestamp';
 import type { IpHasher } from '../shared/ip-hash';
@@ -102,6 +103,7 @@ export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; req
     return { status: 200, body: installResponse(winner) };
   }
   const body = installResponse(inserted);
+  await scoreClickOf(deps, app, attribution, at);
   forward(deps, app, request, body, at);
   return { status: 201, body };
 }
@@ -131,8 +133,22 @@ async function repeatInstall(
     return { status: 200, body: installResponse(current ?? existing) };
   }
   const body = installResponse(updated);
+  await scoreClickOf(deps, app, attribution, waterfall.at);
   forward(deps, app, request, body, waterfall.at);
   return { status: 200, body };
+}
+
+/**
+ * The install's time against its click's is a risk signal of that click (docs/protect.md). The
+ * install is stored already: a failure here is logged, never the install's answer.
+ */
+async function scoreClickOf(deps: InstallDeps, app: SdkApp, attribution: Attribution, installedAt: Date): Promise<void> {
+  if (!attribution.clickId) return;
+  try {
+    await scoreInstalledClick(deps.db, { orgId: app.orgId, clickId: attribution.clickId, installedAt });
+  } catch (error) {
+    console.error('install risk signals:', error instanceof Error ? error.message : error);
+  }
 }
 
 /**
