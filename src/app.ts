@@ -9,6 +9,7 @@ import { costsRoutes } from './costs/costs.routes';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
+import { protectRoutes } from './protect/protect.routes';
 import { healthRoutes } from './health/health.routes';
 import { httpPlugin } from './http/http.plugin';
 import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } from './http/native-routes';
@@ -43,6 +44,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(sdkRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
+    .use(protectRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;

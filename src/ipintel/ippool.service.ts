@@ -36,7 +36,7 @@ export function verifiedCrawlerAt(ip: IpAddress): string | null {
 
 /**
  * Everything the dashboard shows about one address: the shipped data's view of it and this
- * organization's own clicks from it. `risk_score` stays null until clicks carry a score.
+ * organization's own clicks from it: `risk_score` is the highest of the last 24 h, null without clicks.
  */
 export async function lookupIp({ db, clock, ipIntel }: IpPoolDeps, orgId: string, text: string): Promise<IpPoolLookup> {
   const address = parseAddress(text);
@@ -54,7 +54,7 @@ export async function lookupIp({ db, clock, ipIntel }: IpPoolDeps, orgId: string
       clicks_24h: intel.clicks,
       invalid_clicks_24h: intel.invalid,
       last_seen: intel.last_seen ? new Date(intel.last_seen).toISOString() : null,
-      risk_score: null,
+      risk_score: intel.risk_score,
     },
   };
 }

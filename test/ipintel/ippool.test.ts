@@ -30,11 +30,11 @@ for (const backend of backends()) {
       test('an IPv4 datacenter address: pool, geo, keys and this organization’s last 24 hours', async () => {
         const ip = '8.8.8.8';
         const newest = ago(HOUR);
-        await insertClick(db, { orgId: alice.orgId, ip, createdAt: newest });
-        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(2 * HOUR), dropReason: 'bot' });
-        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(3 * HOUR), dropReason: 'invalid' });
+        await insertClick(db, { orgId: alice.orgId, ip, createdAt: newest, riskReasons: ['datacenter_ip'] });
+        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(2 * HOUR), dropReason: 'bot', riskReasons: ['datacenter_ip', 'unverified_bot'] });
+        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(3 * HOUR), riskReasons: ['datacenter_ip', 'no_dwell'] });
         await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(4 * HOUR), dropReason: 'verified_bot', isBot: true });
-        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(30 * HOUR), dropReason: 'bot' });
+        await insertClick(db, { orgId: alice.orgId, ip, createdAt: ago(30 * HOUR), dropReason: 'bot', riskReasons: ['webdriver', 'unverified_bot'] });
         await insertClick(db, { orgId: alice.orgId, ip: '8.8.4.4', createdAt: ago(HOUR) });
         const res = await lookup(ip);
         expect(res.status).toBe(200);
@@ -45,14 +45,14 @@ for (const backend of backends()) {
           geo: { country: 'US', region: 'California', city: 'Mountain View' },
           rate_limit_key: '8.8.8.8',
           exclusion: { ip_block: '8.8.8.8' },
-          intel: { clicks_24h: 4, invalid_clicks_24h: 2, last_seen: newest.toISOString(), risk_score: null },
+          intel: { clicks_24h: 4, invalid_clicks_24h: 2, last_seen: newest.toISOString(), risk_score: 100 },
         });
       });
 
       test('an IPv6 address in any spelling: the /64 as rate-limit key and exclusion block', async () => {
         const stored = '2607:fb90:1234::1';
         const seen = ago(5 * HOUR);
-        await insertClick(db, { orgId: alice.orgId, ip: stored, createdAt: seen, dropReason: 'bot' });
+        await insertClick(db, { orgId: alice.orgId, ip: stored, createdAt: seen, dropReason: 'bot', riskReasons: ['unverified_bot'] });
         const res = await lookup('2607:FB90:1234:0:0:0:0:0001');
         expect(res.status).toBe(200);
         expect(await body(res)).toEqual({
@@ -61,7 +61,7 @@ for (const backend of backends()) {
           geo: { country: 'US', region: expect.any(String), city: expect.any(String) },
           rate_limit_key: '2607:fb90:1234:0::/64',
           exclusion: { ip_block: '2607:fb90:1234::/64' },
-          intel: { clicks_24h: 1, invalid_clicks_24h: 1, last_seen: seen.toISOString(), risk_score: null },
+          intel: { clicks_24h: 1, invalid_clicks_24h: 1, last_seen: seen.toISOString(), risk_score: 60 },
         });
       });
 
@@ -129,11 +129,11 @@ for (const backend of backends()) {
 
       test('another organization’s clicks are never counted, either way', async () => {
         const ip = '9.9.9.9';
-        await insertClick(db, { orgId: mallory.orgId, ip, createdAt: ago(HOUR), dropReason: 'bot' });
+        await insertClick(db, { orgId: mallory.orgId, ip, createdAt: ago(HOUR), dropReason: 'bot', riskReasons: ['unverified_bot'] });
         await insertClick(db, { orgId: mallory.orgId, ip, createdAt: ago(2 * HOUR) });
         const seen = ago(3 * HOUR);
         await insertClick(db, { orgId: alice.orgId, ip, createdAt: seen });
-        expect((await body(await lookup(ip))).intel).toEqual({ clicks_24h: 1, invalid_clicks_24h: 0, last_seen: seen.toISOString(), risk_score: null });
+        expect((await body(await lookup(ip))).intel).toEqual({ clicks_24h: 1, invalid_clicks_24h: 0, last_seen: seen.toISOString(), risk_score: 0 });
         const theirs = (await body(await lookup(ip, mallory.cookie))).intel;
         expect(theirs).toMatchObject({ clicks_24h: 2, invalid_clicks_24h: 1 });
         expect(theirs.last_seen).not.toBe(seen.toISOString());
