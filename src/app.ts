@@ -15,6 +15,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { integrationsRoutes } from './protect/integrations.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
@@ -43,6 +44,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(sdkRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
+    .use(integrationsRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
