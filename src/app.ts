@@ -16,6 +16,8 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { integrationsRoutes } from './protect/integrations.routes';
+import { protectSyncRoutes } from './protect/sync.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
@@ -45,6 +47,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))
+    .use(integrationsRoutes(services))
+    .use(protectSyncRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;

@@ -41,6 +41,8 @@ const Environment = T.Object({
   DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
   JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
   GEO_CITY_DB: T.Optional(T.String({ minLength: 1, description: 'the path of an MMDB city database' })),
+  GOOGLE_ADS_API_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  GOOGLE_OAUTH_TOKEN_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -94,11 +96,19 @@ export interface Config {
    * files for regions and cities (src/ipintel/city-db.ts); an absolute path to an existing file.
    */
   geoCityDb: string | undefined;
+  /** GOOGLE_ADS_API_URL: the Google Ads REST base, version included; the IP-exclusion sync calls it (docs/protect-sync.md). */
+  googleAdsApiUrl: string;
+  /** GOOGLE_OAUTH_TOKEN_URL: where a connected account's refresh token is exchanged for an access token. */
+  googleOauthTokenUrl: string;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
 
 export type DomainVerification = 'dns' | 'off';
+
+/** The Google Ads API version the sync speaks (v26, October 2026); GOOGLE_ADS_API_URL overrides it. */
+export const DEFAULT_GOOGLE_ADS_API_URL = 'https://googleads.googleapis.com/v26';
+export const DEFAULT_GOOGLE_OAUTH_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 /** The default TRACKING_THREADS stops here: each thread holds its own connections and click writer. */
 export const DEFAULT_MAX_TRACKING_THREADS = 3;
@@ -181,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
     geoCityDb: existingFile('GEO_CITY_DB', e.GEO_CITY_DB),
+    googleAdsApiUrl: httpUrl('GOOGLE_ADS_API_URL', e.GOOGLE_ADS_API_URL ?? DEFAULT_GOOGLE_ADS_API_URL),
+    googleOauthTokenUrl: httpUrl('GOOGLE_OAUTH_TOKEN_URL', e.GOOGLE_OAUTH_TOKEN_URL ?? DEFAULT_GOOGLE_OAUTH_TOKEN_URL),
     version: VERSION,
   };
 }

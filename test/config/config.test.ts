@@ -74,6 +74,15 @@ describe('loadConfig: happy', () => {
     expect(explicit.trackingHost).toBe('go.example.com:8443');
   });
 
+  test('GOOGLE_ADS_API_URL and GOOGLE_OAUTH_TOKEN_URL: Google’s by default; explicit values lose a trailing slash', () => {
+    const defaults = loadConfig({ DATA_DIR: tempDir('config') });
+    expect(defaults.googleAdsApiUrl).toBe('https://googleads.googleapis.com/v26');
+    expect(defaults.googleOauthTokenUrl).toBe('https://oauth2.googleapis.com/token');
+    const local = loadConfig({ DATA_DIR: tempDir('config'), GOOGLE_ADS_API_URL: 'http://127.0.0.1:9000/v26/', GOOGLE_OAUTH_TOKEN_URL: 'http://127.0.0.1:9000/token' });
+    expect(local.googleAdsApiUrl).toBe('http://127.0.0.1:9000/v26');
+    expect(local.googleOauthTokenUrl).toBe('http://127.0.0.1:9000/token');
+  });
+
   test('every variable is read', () => {
     const config = loadConfig({
       PORT: '4000',
@@ -201,6 +210,8 @@ describe('loadConfig: a bad value names its variable', () => {
     ['BASE_URL', 'http://exa mple.com'],
     ['TRACKING_URL', 'localhost:3000'],
     ['TRACKING_URL', 'https://[bad'],
+    ['GOOGLE_ADS_API_URL', 'googleads.googleapis.com/v26'],
+    ['GOOGLE_OAUTH_TOKEN_URL', 'ftp://oauth2.googleapis.com/token'],
     ['SESSION_SECRET', 'too-short'],
     ['INGEST_SECRET', 'short'],
     ['TRUST_PROXY', 'maybe'],

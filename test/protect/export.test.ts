@@ -6,7 +6,7 @@ import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
-import { sessionAccount } from './support';
+import { registerAccount } from './support';
 
 const HEADER = 'ip,reasons,score,gclid,campaign,clicks,first_seen,last_seen';
 const HOUR = 3_600_000;
@@ -20,8 +20,8 @@ for (const backend of backends()) {
     const rowsOf = async (res: Response) => parse(await res.text(), { columns: true }) as Record<string, string>[];
 
     test('one row per invalid IP and campaign, reasons joined with |, only this organization', async () => {
-      const me = await sessionAccount(t);
-      const them = await sessionAccount(t);
+      const me = await registerAccount(t);
+      const them = await registerAccount(t);
       const { campaignId } = await insertCampaign(db, me.orgId);
       await db.query('UPDATE campaigns SET name = $2 WHERE id = $1', [campaignId, 'Summer, "Big" sale\nEU']);
       const first = ago(5 * HOUR);
@@ -54,7 +54,7 @@ for (const backend of backends()) {
     });
 
     test('days: default 30, 1 to 365; anything else 400 naming days and nothing else', async () => {
-      const me = await sessionAccount(t);
+      const me = await registerAccount(t);
       await insertClick(db, { orgId: me.orgId, ip: '5.9.1.3', createdAt: ago(3 * 24 * HOUR), riskReasons: ['webdriver'] });
       expect(await rowsOf(await exportCsv(me.cookie, '?days=2'))).toEqual([]);
       expect((await rowsOf(await exportCsv(me.cookie, '?days=4'))).map((row) => row.ip)).toEqual(['5.9.1.3']);
@@ -67,7 +67,7 @@ for (const backend of backends()) {
     });
 
     test('the organization threshold decides what is invalid', async () => {
-      const me = await sessionAccount(t);
+      const me = await registerAccount(t);
       await insertClick(db, { orgId: me.orgId, ip: '5.9.1.4', createdAt: ago(HOUR), riskReasons: ['datacenter_ip'] });
       expect(await rowsOf(await exportCsv(me.cookie))).toEqual([]);
       const put = await t.request('/api/dashboard/protect/settings', { method: 'PUT', headers: { cookie: me.cookie, origin: 'http://api.test.local' }, json: { invalid_threshold: 40 } });
@@ -77,7 +77,7 @@ for (const backend of backends()) {
     });
 
     test('pages follow each other by key: every group once, in IP then campaign order', async () => {
-      const me = await sessionAccount(t);
+      const me = await registerAccount(t);
       const campaigns = [(await insertCampaign(db, me.orgId)).campaignId, (await insertCampaign(db, me.orgId)).campaignId].sort();
       for (const id of campaigns) await db.query('UPDATE campaigns SET name = id WHERE id = $1', [id]);
       const ips = ['5.9.2.1', '5.9.2.2', '5.9.2.3'];
@@ -100,8 +100,8 @@ for (const backend of backends()) {
       t.request('/api/dashboard/protect/settings', json === undefined ? { headers: { cookie } } : { method: 'PUT', headers: { cookie }, json });
 
     test('default 50; PUT replaces it for this organization only and is audited', async () => {
-      const me = await sessionAccount(t);
-      const them = await sessionAccount(t);
+      const me = await registerAccount(t);
+      const them = await registerAccount(t);
       expect(await body(await settings(me.cookie))).toEqual({ invalid_threshold: 50 });
       expect((await settings(me.cookie, { invalid_threshold: 70 })).status).toBe(200);
       expect(await body(await settings(me.cookie))).toEqual({ invalid_threshold: 70 });
@@ -111,7 +111,7 @@ for (const backend of backends()) {
     });
 
     test('a threshold outside 1 to 100, or another field: 400, unchanged', async () => {
-      const me = await sessionAccount(t);
+      const me = await registerAccount(t);
       for (const bad of [{ invalid_threshold: 0 }, { invalid_threshold: 101 }, { invalid_threshold: 50.5 }, { invalid_threshold: '60' }, {}, { invalid_threshold: 60, x: 1 }]) {
         const res = await settings(me.cookie, bad);
         expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
@@ -121,7 +121,7 @@ for (const backend of backends()) {
     });
 
     test('without a session: 401; from a foreign origin: 403', async () => {
-      const me = await sessionAccount(t);
+      const me = await registerAccount(t);
       expect((await t.request('/api/dashboard/protect/settings')).status).toBe(401);
       const foreign = await t.request('/api/dashboard/protect/settings', { method: 'PUT', headers: { cookie: me.cookie, origin: 'https://evil.example' }, json: { invalid_threshold: 10 } });
       expect(foreign.status).toBe(403);

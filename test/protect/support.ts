@@ -1,12 +1,63 @@
+/** Helpers of the protect tests: a dashboard account, a Google Ads connection, risky clicks, campaigns. */
+import { expect } from 'bun:test';
+import type { Db } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
 import { body, type TestApp } from '../support/app';
+import { insertClick } from '../support/clicks';
+import { insertCampaign } from '../support/fixtures';
+import type { FakeGoogleAds } from './fake-google-ads';
 
-/** A registered user's session cookie and organization, over the app's own routes. */
-export async function sessionAccount(t: TestApp): Promise<{ cookie: string; orgId: string }> {
-  const registered = await t.request('/register', {
-    method: 'POST',
-    json: { email: `p${newId().toLowerCase()}@example.com`, password: 'correct horse', organization: 'Acme' },
+export interface Account {
+  cookie: string;
+  orgId: string;
+}
+
+/** A new organization with one signed-in user. */
+export async function registerAccount(t: TestApp): Promise<Account> {
+  const res = await t.request('/register', { method: 'POST', json: { email: `u${newId().toLowerCase()}@example.com`, password: 'correct horse', organization: 'Acme' } });
+  expect(res.status).toBe(201);
+  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, orgId: (await body(res)).org_id as string };
+}
+
+/** A customer id of ten digits no other test uses. */
+export const freshCustomerId = () => String(1_000_000_000 + Math.floor(Math.random() * 8_999_999_999));
+
+/** Connects the account to the fake with its valid credentials; answers the customer id (digits). */
+export async function connectGoogleAds(t: TestApp, account: Account, fake: FakeGoogleAds, overrides: Record<string, unknown> = {}): Promise<string> {
+  const customerId = freshCustomerId();
+  const res = await t.request('/api/dashboard/integrations/google-ads', {
+    method: 'PUT',
+    headers: { cookie: account.cookie },
+    json: {
+      customer_id: customerId,
+      developer_token: fake.credentials.developerToken,
+      client_id: fake.credentials.clientId,
+      client_secret: fake.credentials.clientSecret,
+      refresh_token: fake.credentials.refreshToken,
+      ...overrides,
+    },
   });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
-  return { cookie: registered.headers.get('set-cookie')!.split(';')[0]!, orgId: (await body(registered)).org_id };
+  expect(res.status).toBe(200);
+  return ((await body(res)).customer_id as string) ?? customerId;
+}
+
+export const sync = (t: TestApp, account: Account, headers: Record<string, string> = {}) =>
+  t.request('/api/protect/sync', { method: 'POST', headers: { cookie: account.cookie, ...headers } });
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
+
+/** A click with a risk score, as the scoring steps would have stored it. */
+export async function insertRiskyClick(db: Db, input: { orgId: string; ip: string; score: number; at?: Date; isBot?: boolean }): Promise<string> {
+  return insertClick(db, {
+    orgId: input.orgId, ip: input.ip, createdAt: input.at ?? daysAgo(1), isBot: input.isBot ?? false, riskScore: input.score, riskReasons: ['datacenter_ip'],
+  });
+}
+
+/** A campaign with a Google Ads id (or none), active unless told. */
+export async function insertAdCampaign(db: Db, orgId: string, input: { externalId?: string | null; status?: string } = {}): Promise<{ id: string; externalId: string | null }> {
+  const externalId = input.externalId === undefined ? String(20_000_000_000 + Math.floor(Math.random() * 1_000_000_000)) : input.externalId;
+  const { campaignId } = await insertCampaign(db, orgId, externalId === null ? {} : { externalId });
+  if (input.status) await db.query('UPDATE campaigns SET status = $2 WHERE id = $1', [campaignId, input.status]);
+  return { id: campaignId, externalId };
 }
