@@ -15,6 +15,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { beaconRoutes } from './protect/beacon.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
@@ -41,6 +42,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
+    .use(beaconRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
