@@ -11,7 +11,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * `text/plain;charset=UTF-8`, which needs no CORS preflight. Past MAX_BEACON_BYTES it is 413,
  * refused before a byte is read when the declared length says so.
  */
-export async function readBeaconBody(request: Request): Promise<unknown> {
+async function readBeaconBody(request: Request): Promise<unknown> {
   const declared = request.headers.get('content-length');
   if (declared !== null && !(Number(declared) <= MAX_BEACON_BYTES)) throw payloadTooLarge();
   const raw = request.body ? new Uint8Array(await new Response(capStream(request.body, MAX_BEACON_BYTES)).arrayBuffer()) : new Uint8Array();

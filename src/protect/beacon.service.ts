@@ -28,7 +28,7 @@ export interface BeaconDeps {
 /** `applied`: the click was found and rescored; `pending`: stored until its click lands. */
 export type BeaconOutcome = 'applied' | 'pending';
 
-export function beaconFields(request: BeaconRequest): BeaconFields {
+function beaconFields(request: BeaconRequest): BeaconFields {
   return {
     fingerprint: request.fingerprint ?? null,
     screen: request.screen ?? null,
