@@ -16,6 +16,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { beaconRoutes } from './protect/beacon.routes';
 import { integrationsRoutes } from './protect/integrations.routes';
 import { protectSyncRoutes } from './protect/sync.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
@@ -44,6 +45,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
+    .use(beaconRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))

@@ -10,6 +10,7 @@ import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/ra
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
+import { createPendingBeacons, type PendingBeacons } from './protect/beacon.pending';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
@@ -51,6 +52,8 @@ export interface Services {
   writeBurst: WriteBurst;
   /** Matches conversions whose click landed after them (src/conversions/conversions.matcher.ts). */
   lateMatcher: LateMatcher;
+  /** Applies landing-page beacons whose click landed after them (src/protect/beacon.pending.ts). */
+  pendingBeacons: PendingBeacons;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;
   /**
@@ -79,8 +82,9 @@ export interface ServicesOptions {
   /** false: no DuckDB mirror (absentMirror()). For tests that never read it; main.ts keeps it. */
   mirror?: boolean;
   /**
-   * false: the postback worker and the late matcher are built but not started (runOnce() still
-   * works), and link changes from other nodes are not listened for; this node's own still apply.
+   * false: the postback worker, the late matcher and the pending beacons are built but not
+   * started (runOnce() still works), and link changes from other nodes are not listened for;
+   * this node's own still apply.
    */
   workers?: boolean;
   /** The TXT lookup of domain verification; node:dns by default. */
@@ -115,9 +119,11 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     hostBurst: config.postbackHostBurst,
   });
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
+  const pendingBeacons = createPendingBeacons(db, options.clock ?? systemClock);
   if (workers) {
     postbackWorker.start();
     lateMatcher.start();
+    pendingBeacons.start();
   }
   const installForwarder = createInstallForwarder({ db, config });
   return {
@@ -136,6 +142,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     writeBurst,
     postbackWorker,
     lateMatcher,
+    pendingBeacons,
     installForwarder,
     adoptListeners(adopted) {
       listeners = adopted;
@@ -155,6 +162,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => settleAll([stopTracking(tracking), listeners?.stop()]),
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
+        () => pendingBeacons.stop(),
         () => linkChanges.stop(),
         () => rateLimiter.close(),
         () => mirror.stop({ budgetMs: deadline === undefined ? undefined : deadline - Date.now() - CLOSE_RESERVE_MS }),

@@ -3,7 +3,8 @@ import type { Db } from '../db/db';
 import { HttpError, unauthorized, validationError, type ValidationBody } from '../http/errors';
 import { strictBody } from '../http/strict-body';
 import { newId, type Clock } from '../shared/ids';
-import { matchClick, type MatchTiming } from './conversions.match';
+import type { ClickWaitTiming } from '../tracking/click-arrival';
+import { matchClick } from './conversions.match';
 import {
   ConversionInput,
   toConversion,
@@ -18,7 +19,7 @@ import type { ClickConversionWriter } from './conversions.writer';
 export interface ConversionsDeps {
   db: Db;
   clock: Clock;
-  timing?: MatchTiming;
+  timing?: ClickWaitTiming;
   /** Group commit for the hot path (a click id that names a stored click). */
   writer: ClickConversionWriter;
   /** Called after a commit that queued outbound postbacks, so this node sends them at once. */

@@ -33,6 +33,8 @@ export const CLICK_TO_INSTALL = { fastBelowMs: 10_000, slowAboveMs: 24 * 3_600_0
 export const MIN_DWELL_MS = 1_000;
 /** fingerprint_reuse: one fingerprint from at least `ips` distinct IPs within `windowMs`. */
 export const FINGERPRINT_REUSE = { ips: 3, windowMs: 24 * 3_600_000 } as const;
+/** screen_invalid: a width or height (CSS pixels) below `min` or above `max`; 0x0 is headless. */
+export const SCREEN_LIMITS = { min: 200, max: 16_384 } as const;
 
 const ORDER = new Map<string, number>(RISK_SIGNALS.map((signal, index) => [signal.name, index]));
 const WEIGHT = new Map<string, number>(RISK_SIGNALS.map((signal) => [signal.name, signal.weight]));

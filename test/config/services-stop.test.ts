@@ -47,11 +47,12 @@ for (const backend of backends()) {
       };
       watch('postbacks', services.postbackWorker);
       watch('late matcher', services.lateMatcher);
+      watch('pending beacons', services.pendingBeacons);
       watch('link changes', services.linkChanges);
       watch('mirror', services.mirror);
 
       await expect(services.stop()).rejects.toThrow('flush refused');
-      expect(stopped).toEqual(['postbacks', 'late matcher', 'link changes', 'mirror']);
+      expect(stopped).toEqual(['postbacks', 'late matcher', 'pending beacons', 'link changes', 'mirror']);
       await expect(services.mirror.catchUp()).rejects.toThrow('analytics mirror is stopped');
     });
 

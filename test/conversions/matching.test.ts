@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { ulid } from 'ulid';
-import { clickIdTime, DEFAULT_MATCH_TIMING, isFreshClickId } from '../../src/conversions/conversions.match';
+import { clickIdTime, DEFAULT_CLICK_WAIT, isFreshClickId } from '../../src/tracking/click-arrival';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
@@ -15,7 +15,7 @@ describe('click id freshness', () => {
     fc.assert(
       fc.property(fc.integer({ min: -60_000, max: 60_000 }), (offset) => {
         const id = ulid(now + offset);
-        const expected = offset >= -DEFAULT_MATCH_TIMING.freshClickMs && offset <= DEFAULT_MATCH_TIMING.futureSkewMs;
+        const expected = offset >= -DEFAULT_CLICK_WAIT.freshClickMs && offset <= DEFAULT_CLICK_WAIT.futureSkewMs;
         expect(isFreshClickId(id, now)).toBe(expected);
         expect(isFreshClickId(id.toLowerCase(), now)).toBe(expected);
       }),

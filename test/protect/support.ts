@@ -1,9 +1,10 @@
 /** Helpers of the protect tests: a dashboard account, a Google Ads connection, risky clicks, campaigns. */
 import { expect } from 'bun:test';
 import type { Db } from '../../src/db/db';
+import type { RiskSignal } from '../../src/protect/risk-signals';
 import { newId } from '../../src/shared/ids';
 import { body, type TestApp } from '../support/app';
-import { insertClick } from '../support/clicks';
+import { insertClick, type ClickOverrides } from '../support/clicks';
 import { insertCampaign } from '../support/fixtures';
 import type { FakeGoogleAds } from './fake-google-ads';
 
@@ -61,3 +62,46 @@ export async function insertAdCampaign(db: Db, orgId: string, input: { externalI
   if (input.status) await db.query('UPDATE campaigns SET status = $2 WHERE id = $1', [campaignId, input.status]);
   return { id: campaignId, externalId };
 }
+
+/**
+ * Posts a beacon as navigator.sendBeacon does: the JSON as a `text/plain;charset=UTF-8` string.
+ * `raw` sends a body as is; `headers` add to or replace the defaults.
+ */
+export function sendBeacon(t: TestApp, beacon: unknown, options: { raw?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+  return t.request('/api/protect/beacon', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain;charset=UTF-8', ...options.headers },
+    body: options.raw ?? JSON.stringify(beacon),
+  });
+}
+
+/**
+ * A stored click with what enrichment gives it: the IP's country and the click family's reasons
+ * (with their score). Returns its id.
+ */
+export function riskClick(db: Db, click: ClickOverrides & { reasons?: RiskSignal[] }): Promise<string> {
+  const { country = 'CH', reasons = [], ...overrides } = click;
+  return insertClick(db, { ip: '198.51.100.7', ...overrides, country, riskReasons: reasons });
+}
+
+export async function clickRisk(db: Db, id: string): Promise<{ risk_score: number; risk_reasons: string[] }> {
+  const [row] = await db.query<{ risk_score: number; risk_reasons: string[] }>('SELECT risk_score, risk_reasons FROM clicks WHERE id = $1', [id]);
+  if (!row) throw new Error(`no click ${id}`);
+  return row;
+}
+
+export async function storedBeacon(db: Db, clickId: string): Promise<Record<string, unknown> | undefined> {
+  const [row] = await db.query<Record<string, unknown>>('SELECT * FROM click_beacons WHERE click_id = $1', [clickId]);
+  return row;
+}
+
+/** A beacon from a Zurich visitor that raises no signal for a click from a Swiss IP. */
+export const CLEAN_BEACON = {
+  screen: '390x844',
+  timezone: 'Europe/Zurich',
+  languages: 'de-CH,de,en',
+  webdriver: false,
+  touch: true,
+  dwell_ms: 12_000,
+  scroll: 60,
+} as const;
