@@ -18,7 +18,7 @@ export interface HotLinkRow {
 
 /**
  * The organization's links, most clicked since $2 first, then the most recently updated. The
- * count reads clicks through clicks_org_created_idx (org_id, created_at DESC) only; links on a
+ * count is an index-only scan of clicks_org_created_link_idx (docs/edge.md, "Cost"); links on a
  * custom domain that does not serve yet (unverified, while $3 requires verification) are left out.
  */
 export const HOT_LINKS_SQL = `WITH counted AS (

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/db';
  * hand out more slots than `click_cap` between them. True when a slot was taken; false when the
  * cap is reached, the link has no cap (callers only claim for capped links) or is gone.
  * `cap_used` never resets: raising the cap allows more visits, lowering it below what was used
- * closes the link at once (docs/smart-links.md, "Click cap").
+ * closes the link at once (docs/smart-link-serving.md, "Click cap").
  */
 export async function claimCapSlot(db: Queryable, linkId: string): Promise<boolean> {
   const rows = await db.query(

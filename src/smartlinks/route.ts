@@ -2,7 +2,7 @@ import type { ClickRoute } from '../tracking/click.model';
 import type { RouteDecision } from './rules/compile';
 import type { SmartLink } from './smart-link';
 
-/** The page a 200 answer shows instead of a 302 (docs/smart-links.md, "Serving /l"). */
+/** The page a 200 answer shows instead of a 302 (docs/smart-link-serving.md, "Serving /l"). */
 export type VisitPage = 'interstitial' | 'qr' | 'preview';
 
 /** What a visit did: a rule's action, or the link's fallback or destination when no rule matched. */

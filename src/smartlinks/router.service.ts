@@ -42,7 +42,7 @@ const VISITOR_FACTS: FactNeeds = { ...NONE, os: true, inApp: true };
 /**
  * GET /l/{slug}. A cached link without a click cap is answered without touching the database,
  * like /c: rules are compiled in the link cache and evaluated in memory; only a capped link
- * waits for its counter (docs/smart-links.md, "Click cap").
+ * waits for its counter (docs/smart-link-serving.md, "Click cap").
  */
 export function handleSmartLink(deps: SmartLinkDeps, slug: string, request: SmartLinkRequest): Response | Promise<Response> {
   return withLink(deps.linkCache, slug, request, (link) => visit(deps, link, request));

@@ -2,7 +2,7 @@
  * Where a smart link sends a visitor: the chosen target, given the visitor's query parameters
  * (`pass_params`) and the click id, exactly once. Strings are cut and joined, never re-serialised
  * through URL, so every byte of the target not being changed is kept as written, whatever the
- * scheme (http(s), `myapp://host/path`, `myapp:path`). docs/smart-links.md, "Targets".
+ * scheme (http(s), `myapp://host/path`, `myapp:path`). docs/smart-link-serving.md, "Targets".
  */
 import { CLICK_ID_PARAM, encodeUnsafeChars, formDecode, MAX_LANDING_URL_LENGTH, withClickId } from '../tracking/redirect/landing-url';
 import { FORCE_TRANSPARENT_PARAM, LANDING_PARAMS } from '../tracking/tracking.model';

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
+import type { ClickRecord } from '../../src/tracking/click.model';
 import { openPglite } from '../../src/db/pglite';
 import { createPostgres } from '../support/db';
 import { freePort, startServer, type RunningServer } from '../support/server';
@@ -91,17 +92,38 @@ export function journalDirs(dataDir: string): string[] {
 
 /** Click ids sitting in the server's journal files (written, maybe not yet in the database); `dirs` picks journals. */
 export function journaledClickIds(dataDir: string, dirs = journalDirs(dataDir)): Set<string> {
-  const ids = new Set<string>();
+  return new Set(journaledClicks(dataDir, dirs).keys());
+}
+
+/** The click records in the server's journal files, by click id; `dirs` picks journals. */
+export function journaledClicks(dataDir: string, dirs = journalDirs(dataDir)): Map<string, ClickRecord> {
+  const clicks = new Map<string, ClickRecord>();
   for (const path of segmentFiles(dataDir).filter((file) => dirs.some((dir) => file.startsWith(`${dir}/`)))) {
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line) continue;
       try {
-        const entry = JSON.parse(line) as { k: string; r: { id: string } };
-        if (entry.k === 'c') ids.add(entry.r.id);
+        const entry = JSON.parse(line) as { k: string; r: ClickRecord };
+        if (entry.k === 'c') clicks.set(entry.r.id, entry.r);
       } catch {}
     }
   }
-  return ids;
+  return clicks;
+}
+
+/**
+ * Holds an exclusive lock on the clicks table until the returned function is called: every
+ * click answered meanwhile exists only in a journal, which tells which thread answered it.
+ */
+export async function lockClicksTable(db: Db): Promise<() => void> {
+  let release = () => {};
+  await new Promise<void>((locked) => {
+    void db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE clicks IN EXCLUSIVE MODE');
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+  });
+  return release;
 }
 
 /** The journal segment files of every journal of the server, as paths. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { startServer, waitForOutput, type RunningServer } from '../support/server';
-import { createLinkOver, e2eBackends, journalDirs, journaledClickIds, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
+import { createLinkOver, e2eBackends, journalDirs, journaledClickIds, lockClicksTable, startTrackingServer, storedClickIds, type E2eBackend } from './tracking-support';
 
 /**
  * Tracking listener threads (src/tracking/listeners/listeners.ts) on the real server process: on Postgres
@@ -37,14 +37,7 @@ if (postgres) {
         await waitForOutput(server, '2 threads answering redirects');
         const link = await createLinkOver(server);
         // Hold the clicks table: every answered click then exists only in a journal at the kill.
-        let release = () => {};
-        await new Promise<void>((locked) => {
-          void postgres.db!.transaction(async (tx) => {
-            await tx.query('LOCK TABLE clicks IN EXCLUSIVE MODE');
-            locked();
-            await new Promise<void>((resolve) => (release = resolve));
-          });
-        });
+        const release = await lockClicksTable(postgres.db!);
         let answered: string[] = [];
         try {
           const results = await clicksFresh(server, link.slug, 200);

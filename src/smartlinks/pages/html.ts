@@ -1,7 +1,7 @@
 /**
  * What every smart-link page shares: the one HTML escape, the stylesheet, and the Response with
  * its headers. A page loads nothing from anywhere: its CSP allows only the inline style and
- * script whose hashes are computed here at module load (docs/smart-links.md, "Pages").
+ * script whose hashes are computed here at module load (docs/smart-link-serving.md, "Pages").
  */
 import { createHash } from 'node:crypto';
 import { SECURITY_HEADERS } from '../../http/http.plugin';
