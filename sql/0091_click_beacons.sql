@@ -1,4 +1,4 @@
--- Landing-page beacons (docs/protect-beacon.md): one row per click, the merge of every beacon
+-- Landing-page beacons (docs/protect.md): one row per click, the merge of every beacon
 -- sent for it. A beacon for a click still on its way to Postgres waits here with org_id and ip
 -- NULL until the click lands (src/protect/beacon.pending.ts); such rows live 15 minutes at most.
 CREATE TABLE click_beacons (

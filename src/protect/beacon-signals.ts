@@ -3,7 +3,7 @@ import { MIN_DWELL_MS, SCREEN_LIMITS, type RiskSignal } from './risk-signals';
 
 /**
  * The beacon family of risk signals that one click's beacon shows by itself, against the
- * country of the click's IP (docs/protect-beacon.md, "Signals"). A field not reported raises
+ * country of the click's IP (docs/protect.md, "Signals" of the beacon). A field not reported raises
  * nothing. fingerprint_reuse needs the organization's other beacons: beacon.service.ts adds it.
  */
 export interface BeaconFacts {

@@ -17,7 +17,7 @@ import {
 } from './beacon.repo';
 import { FINGERPRINT_REUSE, replaceFamily, riskOf, type ClickRisk } from './risk-signals';
 
-/** The landing-page beacon (docs/protect-beacon.md): stored per click, then the click rescored. */
+/** The landing-page beacon (docs/protect.md): stored per click, then the click rescored. */
 export interface BeaconDeps {
   db: Db;
   clock: Clock;

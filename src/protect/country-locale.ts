@@ -2,7 +2,7 @@ import { countries } from 'countries-list';
 
 /**
  * The time zones and languages of a country (ISO 3166 alpha-2, as click enrichment stores it),
- * for the beacon's timezone_mismatch and language_mismatch (docs/protect-beacon.md). Zones come
+ * for the beacon's timezone_mismatch and language_mismatch (docs/protect.md). Zones come
  * from the runtime's ICU data, languages from the `countries-list` package.
  * Each answer is true, false, or null when it cannot be told (unknown country, zone or tag).
  */
