@@ -16,6 +16,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
@@ -45,6 +46,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))
+    .use(privacySandboxRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
