@@ -19,6 +19,7 @@ import { linksRoutes } from './links/links.routes';
 import { beaconRoutes } from './protect/beacon.routes';
 import { integrationsRoutes } from './protect/integrations.routes';
 import { protectSyncRoutes } from './protect/sync.routes';
+import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
@@ -51,6 +52,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(protectRoutes(services))
     .use(integrationsRoutes(services))
     .use(protectSyncRoutes(services))
+    .use(privacySandboxRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
