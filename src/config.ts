@@ -5,11 +5,12 @@ import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
+import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION']);
+const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 /** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
 const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
@@ -41,6 +42,8 @@ const Environment = T.Object({
   DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
   JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
   GEO_CITY_DB: T.Optional(T.String({ minLength: 1, description: 'the path of an MMDB city database' })),
+  SKAN_PUBLIC_KEY: T.Optional(T.String({ minLength: 1, maxLength: 4096, description: 'a P-256 public key, PEM or base64 SPKI' })),
+  SKAN_VERIFY: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -94,6 +97,13 @@ export interface Config {
    * files for regions and cities (src/ipintel/city-db.ts); an absolute path to an existing file.
    */
   geoCityDb: string | undefined;
+  /**
+   * SKAN_PUBLIC_KEY: the key SKAdNetwork postbacks are verified with, base64 SPKI (src/skan/skan.keys.ts);
+   * Apple's own unless set (for tests and private networks).
+   */
+  skanPublicKey: string;
+  /** SKAN_VERIFY: false stores postbacks whose signature fails, marked verified: false (docs/skan.md). */
+  skanVerify: boolean;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
@@ -181,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trackingThreads: trackingThreads(e.TRACKING_THREADS, e.DATABASE_URL),
     domainVerification: e.DOMAIN_VERIFICATION === 'off' ? 'off' : 'dns',
     geoCityDb: existingFile('GEO_CITY_DB', e.GEO_CITY_DB),
+    skanPublicKey: skanPublicKey(e.SKAN_PUBLIC_KEY),
+    skanVerify: e.SKAN_VERIFY === undefined || isOn(e.SKAN_VERIFY),
     version: VERSION,
   };
 }
@@ -197,6 +209,15 @@ function existingFile(variable: string, value: string | undefined): string | und
   }
   if (!isFile) throw new ConfigError(variable, `${JSON.stringify(path)} is not an existing file`);
   return path;
+}
+
+function skanPublicKey(value: string | undefined): string {
+  if (value === undefined) return APPLE_SKAN_PUBLIC_KEY;
+  try {
+    return normaliseSkanPublicKey(value);
+  } catch (error) {
+    throw new ConfigError('SKAN_PUBLIC_KEY', `the value ${(error as Error).message}`);
+  }
 }
 
 const isOn = (value: string) => ['on', 'true', 'yes', '1'].includes(value);
