@@ -21,6 +21,7 @@ import { integrationsRoutes } from './protect/integrations.routes';
 import { protectSyncRoutes } from './protect/sync.routes';
 import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
+import { skanRoutes } from './skan/skan.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
@@ -47,6 +48,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
     .use(beaconRoutes(services))
+    .use(skanRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))

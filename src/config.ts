@@ -5,11 +5,12 @@ import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
+import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION']);
+const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 /** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
 const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
@@ -43,6 +44,8 @@ const Environment = T.Object({
   GEO_CITY_DB: T.Optional(T.String({ minLength: 1, description: 'the path of an MMDB city database' })),
   GOOGLE_ADS_API_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
   GOOGLE_OAUTH_TOKEN_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  SKAN_PUBLIC_KEY: T.Optional(T.String({ minLength: 1, maxLength: 4096, description: 'a P-256 public key, PEM or base64 SPKI' })),
+  SKAN_VERIFY: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -100,6 +103,13 @@ export interface Config {
   googleAdsApiUrl: string;
   /** GOOGLE_OAUTH_TOKEN_URL: where a connected account's refresh token is exchanged for an access token. */
   googleOauthTokenUrl: string;
+  /**
+   * SKAN_PUBLIC_KEY: the key SKAdNetwork postbacks are verified with, base64 SPKI (src/skan/skan.keys.ts);
+   * Apple's own unless set (for tests and private networks).
+   */
+  skanPublicKey: string;
+  /** SKAN_VERIFY: false stores postbacks whose signature fails, marked verified: false (docs/skan.md). */
+  skanVerify: boolean;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
@@ -193,6 +203,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     geoCityDb: existingFile('GEO_CITY_DB', e.GEO_CITY_DB),
     googleAdsApiUrl: httpUrl('GOOGLE_ADS_API_URL', e.GOOGLE_ADS_API_URL ?? DEFAULT_GOOGLE_ADS_API_URL),
     googleOauthTokenUrl: httpUrl('GOOGLE_OAUTH_TOKEN_URL', e.GOOGLE_OAUTH_TOKEN_URL ?? DEFAULT_GOOGLE_OAUTH_TOKEN_URL),
+    skanPublicKey: skanPublicKey(e.SKAN_PUBLIC_KEY),
+    skanVerify: e.SKAN_VERIFY === undefined || isOn(e.SKAN_VERIFY),
     version: VERSION,
   };
 }
@@ -209,6 +221,15 @@ function existingFile(variable: string, value: string | undefined): string | und
   }
   if (!isFile) throw new ConfigError(variable, `${JSON.stringify(path)} is not an existing file`);
   return path;
+}
+
+function skanPublicKey(value: string | undefined): string {
+  if (value === undefined) return APPLE_SKAN_PUBLIC_KEY;
+  try {
+    return normaliseSkanPublicKey(value);
+  } catch (error) {
+    throw new ConfigError('SKAN_PUBLIC_KEY', `the value ${(error as Error).message}`);
+  }
 }
 
 const isOn = (value: string) => ['on', 'true', 'yes', '1'].includes(value);

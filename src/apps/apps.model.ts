@@ -58,6 +58,10 @@ export const REATTRIBUTION_DAYS = { min: 1, max: 730, default: 90 } as const;
 const TEXT = '^\\S(?:[^\\u0000-\\u001f\\u007f]*\\S)?$';
 const Name = t.String({ minLength: 1, maxLength: 200, pattern: TEXT, error: 'must be 1 to 200 printable characters without leading or trailing blanks' });
 const StoreUrl = t.Union([t.String({ maxLength: 2048 }), t.Null()], { error: 'must be an absolute http(s) URL or null' });
+// The App Store id SKAdNetwork postbacks name the app by (their `app-id`), as digits.
+const AppleAppId = t.Union([t.String({ pattern: '^(0|[1-9][0-9]{0,19})$' }), t.Null()], {
+  error: 'must be the App Store id as a string of digits without leading zeros, or null',
+});
 const ReattributionDays = WholeNumber({
   minimum: REATTRIBUTION_DAYS.min,
   maximum: REATTRIBUTION_DAYS.max,
@@ -71,6 +75,7 @@ export const CreateAppBody = t.Object(
     // Store bundle id, package name or channel id: one token, no blanks.
     bundle_id: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s\\u0000-\\u001f\\u007f]+$' }), t.Null()], { error: 'must be 1 to 255 characters without blanks, or null' })),
     store_url: t.Optional(StoreUrl),
+    apple_app_id: t.Optional(AppleAppId),
     reattribution_days: t.Optional(ReattributionDays),
     settings: t.Optional(AppSettings),
   },
@@ -83,6 +88,7 @@ export const PatchAppBody = t.Object(
   {
     name: t.Optional(Name),
     store_url: t.Optional(StoreUrl),
+    apple_app_id: t.Optional(AppleAppId),
     reattribution_days: t.Optional(ReattributionDays),
     settings: t.Optional(AppSettings),
   },
@@ -103,6 +109,7 @@ export interface AppRow {
   platform: Platform;
   bundle_id: string | null;
   store_url: string | null;
+  apple_app_id: string | null;
   sdk_key: string;
   reattribution_days: number;
   settings: Record<string, unknown>;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db';
 import type { AppRow } from './apps.model';
 
-const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, sdk_key, reattribution_days, settings, created_at';
+const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, reattribution_days, settings, created_at';
 
 export interface NewApp {
   id: string;
@@ -10,6 +10,7 @@ export interface NewApp {
   platform: string;
   bundleId: string | null;
   storeUrl: string | null;
+  appleAppId: string | null;
   sdkKey: string;
   sdkKeyHash: string;
   reattributionDays: number;
@@ -19,11 +20,23 @@ export interface NewApp {
 /** Inserts unless the SDK key hash already exists (a 62^32 draw: the caller simply draws again). */
 export async function insertApp(tx: Queryable, app: NewApp): Promise<AppRow | undefined> {
   const rows = await tx.query<AppRow>(
-    `INSERT INTO apps (id, org_id, name, platform, bundle_id, store_url, sdk_key, sdk_key_hash, reattribution_days, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, jsonb_strip_nulls($10::text::jsonb))
+    `INSERT INTO apps (id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, sdk_key_hash, reattribution_days, settings)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, jsonb_strip_nulls($11::text::jsonb))
      ON CONFLICT (sdk_key_hash) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [app.id, app.orgId, app.name, app.platform, app.bundleId, app.storeUrl, app.sdkKey, app.sdkKeyHash, app.reattributionDays, JSON.stringify(app.settings)],
+    [
+      app.id,
+      app.orgId,
+      app.name,
+      app.platform,
+      app.bundleId,
+      app.storeUrl,
+      app.appleAppId,
+      app.sdkKey,
+      app.sdkKeyHash,
+      app.reattributionDays,
+      JSON.stringify(app.settings),
+    ],
   );
   return rows[0];
 }
@@ -51,14 +64,15 @@ export async function updateApp(
   tx: Queryable,
   orgId: string,
   id: string,
-  update: { name?: string; store_url?: string | null; reattribution_days?: number; settings?: Record<string, unknown> },
+  update: { name?: string; store_url?: string | null; apple_app_id?: string | null; reattribution_days?: number; settings?: Record<string, unknown> },
 ): Promise<AppRow | undefined> {
   const rows = await tx.query<AppRow>(
     `UPDATE apps SET
        name = CASE WHEN $3::boolean THEN $4::text ELSE name END,
        store_url = CASE WHEN $5::boolean THEN $6::text ELSE store_url END,
        reattribution_days = CASE WHEN $7::boolean THEN $8::integer ELSE reattribution_days END,
-       settings = CASE WHEN $9::boolean THEN jsonb_strip_nulls(settings || $10::text::jsonb) ELSE settings END
+       settings = CASE WHEN $9::boolean THEN jsonb_strip_nulls(settings || $10::text::jsonb) ELSE settings END,
+       apple_app_id = CASE WHEN $11::boolean THEN $12::text ELSE apple_app_id END
      WHERE id = $1 AND org_id = $2
      RETURNING ${COLUMNS}`,
     [
@@ -72,6 +86,8 @@ export async function updateApp(
       update.reattribution_days ?? null,
       'settings' in update,
       JSON.stringify(update.settings ?? {}),
+      'apple_app_id' in update,
+      update.apple_app_id ?? null,
     ],
   );
   return rows[0];

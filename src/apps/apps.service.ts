@@ -14,6 +14,7 @@ export function toAppResponse(row: AppRow): AppResponse {
     platform: row.platform,
     bundle_id: row.bundle_id,
     store_url: row.store_url,
+    apple_app_id: row.apple_app_id,
     sdk_key: row.sdk_key,
     reattribution_days: row.reattribution_days,
     settings: row.settings ?? {},
@@ -42,6 +43,7 @@ export async function createApp({ db }: { db: Db }, actor: Actor, body: CreateAp
         platform: body.platform,
         bundleId: body.bundle_id ?? null,
         storeUrl: body.store_url ?? null,
+        appleAppId: body.apple_app_id ?? null,
         sdkKey: sdk.key,
         sdkKeyHash: sdk.hash,
         reattributionDays: body.reattribution_days ?? REATTRIBUTION_DAYS.default,
@@ -70,7 +72,7 @@ export async function listApps({ db }: { db: Db }, orgId: string, limit = DEFAUL
 }
 
 /**
- * Absent fields stay; name, store_url and reattribution_days are replaced; settings merge
+ * Absent fields stay; name, store_url, apple_app_id and reattribution_days are replaced; settings merge
  * key by key (null removes a key). An unknown or foreign id is 404 and nothing changes.
  */
 export async function patchApp({ db }: { db: Db }, actor: Actor, id: string, body: PatchAppBody): Promise<AppResponse> {

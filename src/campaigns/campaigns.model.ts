@@ -1,4 +1,6 @@
 import { t } from 'elysia';
+import { WholeNumber } from '../http/strict-body';
+import type { SkanFigures } from '../skan/skan.model';
 
 export interface CampaignRow {
   id: string;
@@ -7,6 +9,7 @@ export interface CampaignRow {
   name: string;
   external_id: string | null;
   status: string;
+  skan_source_identifier: number | null;
   created_at: Date;
 }
 
@@ -23,6 +26,10 @@ export const CreateCampaignBody = t.Object(
       }),
     ),
     app_id: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { error: 'must be an app id or null' })),
+    // The ad network's SKAdNetwork campaign number; postbacks link to the campaign by it (docs/skan.md).
+    skan_source_identifier: t.Optional(
+      t.Union([WholeNumber({ minimum: 0, maximum: 9999 }), t.Null()], { error: 'must be an integer from 0 to 9999, or null' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -33,11 +40,19 @@ export const ListCampaignsQuery = t.Object({
 });
 export const DEFAULT_LIST_LIMIT = 100;
 
+export const CampaignParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
+
 export interface CampaignResponse {
   id: string;
   name: string;
   external_id: string | null;
   app_id: string | null;
   status: string;
+  skan_source_identifier: number | null;
   created_at: string;
+}
+
+/** GET /api/v1/campaigns/:id: the campaign with what its SKAdNetwork postbacks add up to. */
+export interface CampaignDetailResponse extends CampaignResponse {
+  skan: SkanFigures;
 }

@@ -1,19 +1,29 @@
 import type { Queryable } from '../db/db';
 import type { CampaignRow } from './campaigns.model';
 
-const COLUMNS = 'id, org_id, app_id, name, external_id, status, created_at';
+const COLUMNS = 'id, org_id, app_id, name, external_id, status, skan_source_identifier, created_at';
 
-/** Inserts unless the organization already has this external_id; undefined then, and nothing was written. */
+export const CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY = 'campaigns_skan_source_identifier_key';
+
+/**
+ * Inserts unless the organization already has this external_id; undefined then, and nothing was
+ * written. A taken skan_source_identifier fails with a unique violation of CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY.
+ */
 export async function insertCampaign(
   tx: Queryable,
-  campaign: { id: string; orgId: string; appId: string | null; name: string; externalId: string | null },
+  campaign: { id: string; orgId: string; appId: string | null; name: string; externalId: string | null; skanSourceIdentifier: number | null },
 ): Promise<CampaignRow | undefined> {
   const rows = await tx.query<CampaignRow>(
-    `INSERT INTO campaigns (id, org_id, app_id, name, external_id) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO campaigns (id, org_id, app_id, name, external_id, skan_source_identifier) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (org_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
      RETURNING ${COLUMNS}`,
-    [campaign.id, campaign.orgId, campaign.appId, campaign.name, campaign.externalId],
+    [campaign.id, campaign.orgId, campaign.appId, campaign.name, campaign.externalId, campaign.skanSourceIdentifier],
   );
+  return rows[0];
+}
+
+export async function findCampaign(db: Queryable, orgId: string, id: string): Promise<CampaignRow | undefined> {
+  const rows = await db.query<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns WHERE id = $1 AND org_id = $2`, [id, orgId]);
   return rows[0];
 }
 

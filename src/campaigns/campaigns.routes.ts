@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { CreateCampaignBody, ListCampaignsQuery } from './campaigns.model';
-import { createCampaign, listCampaigns } from './campaigns.service';
+import { CampaignParams, CreateCampaignBody, ListCampaignsQuery } from './campaigns.model';
+import { createCampaign, getCampaign, listCampaigns } from './campaigns.service';
 
 /** Campaigns management API (API key). */
 export function campaignsRoutes(deps: AuthDeps) {
@@ -21,5 +21,6 @@ export function campaignsRoutes(deps: AuthDeps) {
     .get('/api/v1/campaigns', async ({ query, principal }) => ({ data: await listCampaigns({ db }, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListCampaignsQuery,
-    });
+    })
+    .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams });
 }

@@ -1,9 +1,11 @@
 import { appExists } from '../apps/apps.repo';
 import { type Actor, recordAudit } from '../auth/audit';
 import type { Db } from '../db/db';
-import { conflict, fieldError } from '../http/errors';
+import { isUniqueViolation } from '../db/errors';
+import { conflict, fieldError, notFound } from '../http/errors';
 import { newId } from '../shared/ids';
-import { type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT } from './campaigns.model';
+import { skanFigures } from '../skan/skan.repo';
+import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT } from './campaigns.model';
 import * as repo from './campaigns.repo';
 
 export function toCampaignResponse(row: CampaignRow): CampaignResponse {
@@ -13,25 +15,44 @@ export function toCampaignResponse(row: CampaignRow): CampaignResponse {
     external_id: row.external_id,
     app_id: row.app_id,
     status: row.status,
+    skan_source_identifier: row.skan_source_identifier,
     created_at: row.created_at.toISOString(),
   };
 }
 
 /**
- * Creates a campaign. external_id is unique per organization (409 on a repeat, decided by the
- * unique index, not a prior read); app_id must name an app of the caller's organization.
+ * Creates a campaign. external_id and skan_source_identifier are unique per organization (409 on
+ * a repeat, decided by the unique indexes, not a prior read); app_id must name an app of the caller's organization.
  */
 export async function createCampaign({ db }: { db: Db }, actor: Actor, body: CreateCampaignBody): Promise<CampaignResponse> {
   const appId = body.app_id ?? null;
   const row = await db.transaction(async (tx) => {
     // Another organization's app reads exactly like an unknown one.
     if (appId !== null && !(await appExists(tx, actor.orgId, appId))) throw fieldError('app_id', 'unknown app');
-    const created = await repo.insertCampaign(tx, { id: newId(), orgId: actor.orgId, appId, name: body.name, externalId: body.external_id ?? null });
+    let created: CampaignRow | undefined;
+    try {
+      created = await repo.insertCampaign(tx, {
+        id: newId(),
+        orgId: actor.orgId,
+        appId,
+        name: body.name,
+        externalId: body.external_id ?? null,
+        skanSourceIdentifier: body.skan_source_identifier ?? null,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, repo.CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY)) throw conflict('skan_source_identifier taken');
+      throw error;
+    }
     if (!created) throw conflict('external_id taken');
     await recordAudit(
       tx,
       actor,
-      { action: 'create', entity: 'campaign', entityId: created.id, detail: { name: created.name, external_id: created.external_id, app_id: created.app_id } },
+      {
+        action: 'create',
+        entity: 'campaign',
+        entityId: created.id,
+        detail: { name: created.name, external_id: created.external_id, app_id: created.app_id, skan_source_identifier: created.skan_source_identifier },
+      },
     );
     return created;
   });
@@ -40,4 +61,11 @@ export async function createCampaign({ db }: { db: Db }, actor: Actor, body: Cre
 
 export async function listCampaigns({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<CampaignResponse[]> {
   return (await repo.listCampaigns(db, orgId, limit)).map(toCampaignResponse);
+}
+
+/** One campaign with its SKAN figures; another organization's id reads as unknown (404). */
+export async function getCampaign({ db }: { db: Db }, orgId: string, id: string): Promise<CampaignDetailResponse> {
+  const row = await repo.findCampaign(db, orgId, id);
+  if (!row) throw notFound('campaign not found');
+  return { ...toCampaignResponse(row), skan: await skanFigures(db, orgId, id) };
 }

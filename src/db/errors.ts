@@ -37,3 +37,10 @@ export function isHandleClosed(error: unknown): boolean {
   const code = errorCode(error);
   return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || (error as { message?: unknown } | null)?.message === 'PGlite is closed';
 }
+
+/** A unique violation of `constraint`; Postgres names it in `constraint_name` (porsager) or `constraint` (PGlite). */
+export function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
+  return e.code === '23505' && (e.constraint_name === constraint || e.constraint === constraint);
+}

@@ -115,11 +115,6 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
   return rows[0];
 }
 
-/** Postgres reports the constraint as `constraint_name` (porsager) or `constraint` (PGlite). */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const e = error as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
-  return e.code === '23505' && (e.constraint_name === constraint || e.constraint === constraint);
-}
+export { isUniqueViolation } from '../db/errors';
 
 export const LINKS_DOMAIN_SLUG_KEY = 'links_domain_slug_key';

@@ -22,7 +22,7 @@ for (const backend of backends()) {
         const res = await create(auth, { name: 'Shop', platform: 'ios', bundle_id: 'com.example.shop', store_url: 'https://apps.apple.com/app/id123' });
         expect(res.status).toBe(201);
         const app = await body(res);
-        expect(app).toMatchObject({ name: 'Shop', platform: 'ios', bundle_id: 'com.example.shop', store_url: 'https://apps.apple.com/app/id123', reattribution_days: 90, settings: {} });
+        expect(app).toMatchObject({ name: 'Shop', platform: 'ios', bundle_id: 'com.example.shop', store_url: 'https://apps.apple.com/app/id123', apple_app_id: null, reattribution_days: 90, settings: {} });
         expect(app.id).toBeString();
         expect(app.sdk_key).toMatch(/^sk_[A-Za-z0-9]{32}$/);
         expect(app.created_at).toMatch(ISO);
@@ -84,6 +84,11 @@ for (const backend of backends()) {
           [{ ...valid, settings: [] }, 'settings'],
           [{ ...valid, sdk_key: 'sk_chosen' }, 'sdk_key'],
           [{ ...valid, skan_enabled: true }, 'skan_enabled'],
+          [{ ...valid, apple_app_id: 525463029 }, 'apple_app_id'],
+          [{ ...valid, apple_app_id: '0525463029' }, 'apple_app_id'],
+          [{ ...valid, apple_app_id: 'id525463029' }, 'apple_app_id'],
+          [{ ...valid, apple_app_id: '' }, 'apple_app_id'],
+          [{ ...valid, apple_app_id: '1'.repeat(21) }, 'apple_app_id'],
         ];
         for (const [name, range] of Object.entries(SETTING_RANGES)) {
           cases.push([{ ...valid, settings: { [name]: range.min - 1 } }, `settings.${name}`]);
@@ -144,6 +149,15 @@ for (const backend of backends()) {
         ]);
       });
 
+      test('apple_app_id is set on create, replaced and cleared by PATCH', async () => {
+        const { auth } = await orgWithKey(db);
+        const app = await body(await create(auth, { name: 'iOS', platform: 'ios', apple_app_id: '525463029' }));
+        expect(app.apple_app_id).toBe('525463029');
+        expect((await body(await patch(auth, app.id, { apple_app_id: '1234567890' }))).apple_app_id).toBe('1234567890');
+        expect((await body(await patch(auth, app.id, { name: 'Renamed' }))).apple_app_id).toBe('1234567890');
+        expect((await body(await patch(auth, app.id, { apple_app_id: null }))).apple_app_id).toBeNull();
+      });
+
       test('concurrent PATCHes of different settings both survive', async () => {
         const { auth } = await orgWithKey(db);
         const app = await body(await create(auth, { name: 'Race', platform: 'ios' }));
@@ -167,6 +181,7 @@ for (const backend of backends()) {
           [{ name: '' }, 'name'],
           [{ reattribution_days: 0 }, 'reattribution_days'],
           [{ store_url: 'data:text/html,x' }, 'store_url'],
+          [{ apple_app_id: 'abc' }, 'apple_app_id'],
           [{ settings: { click_lookback_days: 31 } }, 'settings.click_lookback_days'],
           [{ settings: { forwarder: { url: 'https://x.example' } } }, 'settings.forwarder'],
           [{ settings: null }, 'settings'],

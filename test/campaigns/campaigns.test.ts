@@ -19,8 +19,8 @@ for (const backend of backends()) {
         const res = await create(auth, { name: 'Spring search', external_id: '20937465', app_id: appId });
         expect(res.status).toBe(201);
         const campaign = await body(res);
-        expect(Object.keys(campaign).sort()).toEqual(['app_id', 'created_at', 'external_id', 'id', 'name', 'status']);
-        expect(campaign).toMatchObject({ name: 'Spring search', external_id: '20937465', app_id: appId, status: 'active' });
+        expect(Object.keys(campaign).sort()).toEqual(['app_id', 'created_at', 'external_id', 'id', 'name', 'skan_source_identifier', 'status']);
+        expect(campaign).toMatchObject({ name: 'Spring search', external_id: '20937465', app_id: appId, status: 'active', skan_source_identifier: null });
         expect(campaign.created_at).toMatch(ISO);
         expect(await campaignRows(orgId)).toMatchObject([{ id: campaign.id, org_id: orgId, app_id: appId, external_id: '20937465' }]);
         expect(await auditRows(db, keyId)).toMatchObject([{ action: 'create', entity: 'campaign', entity_id: campaign.id, api_key_id: keyId, org_id: orgId }]);
@@ -31,7 +31,7 @@ for (const backend of backends()) {
         for (const json of [{ name: 'A' }, { name: 'B' }, { name: 'C', external_id: null, app_id: null }]) {
           const res = await create(auth, json);
           expect(res.status).toBe(201);
-          expect(await body(res)).toMatchObject({ external_id: null, app_id: null });
+          expect(await body(res)).toMatchObject({ external_id: null, app_id: null, skan_source_identifier: null });
         }
         expect((await campaignRows(orgId)).length).toBe(3);
       });
@@ -44,6 +44,25 @@ for (const backend of backends()) {
         expect(await body(res)).toEqual({ error: 'external_id taken' });
         expect((await campaignRows(orgId)).map((c) => (c as { name: string }).name)).toEqual(['First']);
         expect((await auditRows(db, keyId)).length).toBe(1);
+      });
+
+      test('skan_source_identifier: 0 to 9999, unique per organization (409, nothing written), free in another', async () => {
+        const { auth, orgId, keyId } = await orgWithKey(db);
+        for (const value of [0, 9999, 42]) {
+          const res = await create(auth, { name: `SKAN ${value}`, skan_source_identifier: value });
+          expect(res.status).toBe(201);
+          expect((await body(res)).skan_source_identifier).toBe(value);
+        }
+        const taken = await create(auth, { name: 'Again', skan_source_identifier: 42, external_id: 'fresh' });
+        expect(taken.status).toBe(409);
+        expect(await body(taken)).toEqual({ error: 'skan_source_identifier taken' });
+        expect((await campaignRows(orgId)).length).toBe(3);
+        expect((await auditRows(db, keyId)).length).toBe(3);
+        const other = await orgWithKey(db);
+        expect((await create(other.auth, { name: 'Theirs', skan_source_identifier: 42 })).status).toBe(201);
+        const races = await Promise.all([1, 2, 3].map((n) => create(other.auth, { name: `Race ${n}`, skan_source_identifier: 7 })));
+        expect(races.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+        expect((await campaignRows(other.orgId)).length).toBe(2);
       });
 
       test('two creates racing for one external_id: exactly one wins', async () => {
@@ -73,6 +92,10 @@ for (const backend of backends()) {
           [{ name: 'ok', external_id: 'x'.repeat(129) }, 'external_id'],
           [{ name: 'ok', external_id: 123 }, 'external_id'],
           [{ name: 'ok', app_id: 5 }, 'app_id'],
+          [{ name: 'ok', skan_source_identifier: -1 }, 'skan_source_identifier'],
+          [{ name: 'ok', skan_source_identifier: 10000 }, 'skan_source_identifier'],
+          [{ name: 'ok', skan_source_identifier: 1.5 }, 'skan_source_identifier'],
+          [{ name: 'ok', skan_source_identifier: '12' }, 'skan_source_identifier'],
           [{ name: 'ok', status: 'paused' }, 'status'],
           [{ name: 'ok', id: 'mine' }, 'id'],
           [[{ name: 'ok' }], null],

@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
 import { isTrustedPeer } from '../../src/http/trusted-proxies';
+import { APPLE_SKAN_PUBLIC_KEY } from '../../src/skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/pipeline/journal-sync';
 import { runBun } from '../support/process';
 import { tempDir } from '../support/temp-dir';
@@ -30,6 +32,8 @@ describe('loadConfig: happy', () => {
     expect(config.mirrorThreads).toBe(1);
     expect(config.journalSyncMs).toBe(DEFAULT_JOURNAL_SYNC_MS);
     expect(config.geoCityDb).toBeUndefined();
+    expect(config.skanPublicKey).toBe(APPLE_SKAN_PUBLIC_KEY);
+    expect(config.skanVerify).toBe(true);
     // The embedded store lives in the main thread: no tracking listener threads.
     expect(config.trackingThreads).toBe(0);
     expect(config.version).toBe(JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version);
@@ -186,6 +190,21 @@ describe('loadConfig: happy', () => {
     expect(() => load(dir)).toThrow('invalid GEO_CITY_DB');
   });
 
+  test("SKAN_PUBLIC_KEY: a P-256 key as PEM or base64 SPKI replaces Apple's; SKAN_VERIFY is on unless switched off", () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const base64 = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    const pem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...env });
+    expect(load({ SKAN_PUBLIC_KEY: pem }).skanPublicKey).toBe(base64);
+    expect(load({ SKAN_PUBLIC_KEY: base64 }).skanPublicKey).toBe(base64);
+    expect(load({ SKAN_PUBLIC_KEY: '' }).skanPublicKey).toBe(APPLE_SKAN_PUBLIC_KEY);
+    const verify = (value: string) => load({ SKAN_VERIFY: value }).skanVerify;
+    expect(['on', 'ON', 'true', '1', ''].map(verify)).toEqual([true, true, true, true, true]);
+    expect(['off', 'Off', 'false', 'no', '0'].map(verify)).toEqual([false, false, false, false, false]);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    expect(() => load({ SKAN_PUBLIC_KEY: rsa })).toThrow('invalid SKAN_PUBLIC_KEY: the value is not an elliptic-curve P-256 (prime256v1) key');
+  });
+
   test('any port from 1 to 65535 is accepted (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 65535 }), (port) => {
@@ -244,6 +263,9 @@ describe('loadConfig: a bad value names its variable', () => {
     ['JOURNAL_SYNC_MS', '100000'],
     ['JOURNAL_SYNC_MS', '100ms'],
     ['GEO_CITY_DB', '/nonexistent/GeoLite2-City.mmdb'],
+    ['SKAN_PUBLIC_KEY', 'not a key'],
+    ['SKAN_PUBLIC_KEY', 'AAAA'],
+    ['SKAN_VERIFY', 'maybe'],
   ];
   for (const [variable, value] of cases) {
     test(`${variable}=${value}`, () => {

@@ -1,0 +1,27 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import type { Config } from '../config';
+import { skanKeyObject } from './skan.keys';
+import { ListSkanPostbacksQuery, SkanPostbackBody, SkanPostbackQuery } from './skan.model';
+import { checkPostbackRequest, listSkanPostbacks, receivePostback, type SkanDeps } from './skan.service';
+
+/**
+ * SKAdNetwork postbacks: Apple's devices post them with no credential (the signature is the
+ * security), and an API key lists the organization's.
+ */
+export function skanRoutes(services: AuthDeps & { config: Pick<Config, 'skanPublicKey' | 'skanVerify'> }) {
+  const deps: SkanDeps = { db: services.db, publicKey: skanKeyObject(services.config.skanPublicKey), verify: services.config.skanVerify };
+  return new Elysia({ name: 'skan' })
+    .use(authPlugin(services))
+    .post('/api/skan/postback', ({ query, body }) => receivePostback(deps, query.org!, body), {
+      // JSON whatever the Content-Type says: devices and relays are not all careful with it.
+      parse: 'json',
+      query: SkanPostbackQuery,
+      body: SkanPostbackBody,
+      transform: checkPostbackRequest,
+    })
+    .get('/api/v1/skan-postbacks', async ({ query, principal }) => ({ data: await listSkanPostbacks(deps, principal.orgId, query.limit) }), {
+      apiKey: true,
+      query: ListSkanPostbacksQuery,
+    });
+}
