@@ -17,6 +17,7 @@ import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
+import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
@@ -42,6 +43,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
+    .use(subscriptionsRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))
