@@ -11,6 +11,7 @@ import { DeveloperNotification } from './subscriptions.model';
 const DATA_FIELD = 'message.data';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
+const REQUIRED = 'Expected required property';
 
 /** The notification inside a push, or a 400 naming the field (`message.data`, `message.data.packageName` ...). */
 export function decodeDeveloperNotification(data: string): DeveloperNotification {
@@ -29,6 +30,8 @@ export function decodeDeveloperNotification(data: string): DeveloperNotification
     const messages = (problems[field] ??= []);
     if (!messages.includes(message)) messages.push(message);
   }
+  // A missing field also fails its type check; "required" says all there is to say.
+  for (const [field, messages] of Object.entries(problems)) if (messages.includes(REQUIRED)) problems[field] = [REQUIRED];
   if (Object.keys(problems).length > 0) throw validationError(problems);
   return parsed as DeveloperNotification;
 }

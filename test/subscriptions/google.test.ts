@@ -263,6 +263,12 @@ for (const backend of backends()) {
           expect([field, res.status]).toEqual([field, 400]);
           expect([field, Object.keys((await body(res)).error.fieldErrors)]).toEqual([field, [field]]);
         }
+        for (const [notification, field] of [
+          [{ ...good, packageName: undefined }, 'message.data.packageName'],
+          [{ ...good, subscriptionNotification: { notificationType: 2 } }, 'message.data.subscriptionNotification.purchaseToken'],
+        ] as const) {
+          expect((await body(await postGoogle(t, withData(encode(notification))))).error.fieldErrors).toEqual({ [field]: ['Expected required property'] });
+        }
         expect(await storedCounts(t)).toEqual(before);
       });
 
