@@ -22,6 +22,7 @@ import { protectSyncRoutes } from './protect/sync.routes';
 import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import { skanRoutes } from './skan/skan.routes';
+import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
@@ -49,6 +50,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(sdkRoutes(services))
     .use(beaconRoutes(services))
     .use(skanRoutes(services))
+    .use(subscriptionsRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))

@@ -46,6 +46,13 @@ const Environment = T.Object({
   GOOGLE_OAUTH_TOKEN_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
   SKAN_PUBLIC_KEY: T.Optional(T.String({ minLength: 1, maxLength: 4096, description: 'a P-256 public key, PEM or base64 SPKI' })),
   SKAN_VERIFY: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
+  APPLE_ROOT_CERTS: T.Optional(T.String({ minLength: 1, description: 'comma-separated paths of PEM or DER certificate files' })),
+  GOOGLE_PLAY_CREDENTIALS: T.Optional(T.String({ minLength: 1, description: 'the path of a service account JSON key' })),
+  GOOGLE_PLAY_API_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  GOOGLE_PUBSUB_TOKEN: T.Optional(T.String({ minLength: 16, maxLength: 256, pattern: '^[A-Za-z0-9._~-]+$', description: '16 to 256 URL-safe characters' })),
+  GOOGLE_PUBSUB_AUDIENCE: T.Optional(T.String({ minLength: 1, maxLength: 2048, description: 'the audience of the push subscription' })),
+  GOOGLE_PUBSUB_EMAIL: T.Optional(T.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'a service account e-mail address' })),
+  GOOGLE_PUBSUB_JWKS_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -110,9 +117,34 @@ export interface Config {
   skanPublicKey: string;
   /** SKAN_VERIFY: false stores postbacks whose signature fails, marked verified: false (docs/skan.md). */
   skanVerify: boolean;
+  /**
+   * APPLE_ROOT_CERTS: certificate files trusted beside the shipped Apple Root CA - G3 when App
+   * Store notifications are verified (src/subscriptions/apple-roots.ts); absolute paths.
+   */
+  appleRootCerts: string[];
+  /** GOOGLE_PLAY_CREDENTIALS: a service account key; when set, Google Play's API decides a purchase's state. */
+  googlePlayCredentials: string | undefined;
+  /** GOOGLE_PLAY_API_URL: the root of the Google Play Developer API (a local fake in tests). */
+  googlePlayApiUrl: string;
+  /** The checks on Pub/Sub pushes to POST /api/subscriptions/google (src/subscriptions/pubsub-auth.ts). */
+  googlePubsub: GooglePubsubConfig;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
+
+export interface GooglePubsubConfig {
+  /** GOOGLE_PUBSUB_TOKEN: the push URL's `?token=` must equal it. */
+  token: string | undefined;
+  /** GOOGLE_PUBSUB_AUDIENCE: a push must carry Google's OIDC token for this audience. */
+  audience: string | undefined;
+  /** GOOGLE_PUBSUB_EMAIL: the OIDC token's service account. */
+  email: string | undefined;
+  /** GOOGLE_PUBSUB_JWKS_URL: Google's signing keys for those tokens. */
+  jwksUrl: string;
+}
+
+export const DEFAULT_GOOGLE_PLAY_API_URL = 'https://androidpublisher.googleapis.com/';
+export const DEFAULT_GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs';
 
 export type DomainVerification = 'dns' | 'off';
 
@@ -150,7 +182,7 @@ export class ConfigError extends Error {
 const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', 'package.json'), 'utf8')).version;
 
 /** Variables whose values may carry a secret (a password inside a URL counts). */
-const SECRET_VARIABLES = new Set(['SESSION_SECRET', 'INGEST_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_VARIABLES = new Set(['SESSION_SECRET', 'INGEST_SECRET', 'DATABASE_URL', 'REDIS_URL', 'GOOGLE_PUBSUB_TOKEN']);
 
 /** Parses the environment once; a bad value throws a ConfigError naming the variable, so boot fails fast. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -205,7 +237,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     googleOauthTokenUrl: httpUrl('GOOGLE_OAUTH_TOKEN_URL', e.GOOGLE_OAUTH_TOKEN_URL ?? DEFAULT_GOOGLE_OAUTH_TOKEN_URL),
     skanPublicKey: skanPublicKey(e.SKAN_PUBLIC_KEY),
     skanVerify: e.SKAN_VERIFY === undefined || isOn(e.SKAN_VERIFY),
+    appleRootCerts: (e.APPLE_ROOT_CERTS?.split(',').map((path) => path.trim()).filter((path) => path !== '') ?? []).map((path) => existingFile('APPLE_ROOT_CERTS', path)!),
+    googlePlayCredentials: existingFile('GOOGLE_PLAY_CREDENTIALS', e.GOOGLE_PLAY_CREDENTIALS),
+    googlePlayApiUrl: e.GOOGLE_PLAY_API_URL ? `${httpUrl('GOOGLE_PLAY_API_URL', e.GOOGLE_PLAY_API_URL)}/` : DEFAULT_GOOGLE_PLAY_API_URL,
+    googlePubsub: googlePubsub(e),
     version: VERSION,
+  };
+}
+
+function googlePubsub(e: Environment): GooglePubsubConfig {
+  if (e.GOOGLE_PUBSUB_EMAIL && !e.GOOGLE_PUBSUB_AUDIENCE) {
+    throw new ConfigError('GOOGLE_PUBSUB_EMAIL', 'needs GOOGLE_PUBSUB_AUDIENCE: the e-mail is checked inside the OIDC token, which is verified only when an audience is set');
+  }
+  return {
+    token: e.GOOGLE_PUBSUB_TOKEN,
+    audience: e.GOOGLE_PUBSUB_AUDIENCE,
+    email: e.GOOGLE_PUBSUB_EMAIL,
+    jwksUrl: e.GOOGLE_PUBSUB_JWKS_URL ? httpUrl('GOOGLE_PUBSUB_JWKS_URL', e.GOOGLE_PUBSUB_JWKS_URL) : DEFAULT_GOOGLE_JWKS_URL,
   };
 }
 

@@ -6,7 +6,8 @@ export interface EventRow {
   orgId: string;
   appId: string;
   installId: string | null;
-  deviceIdHash: string;
+  /** null for a store notification's event on a purchase no SDK call has linked yet. */
+  deviceIdHash: string | null;
   name: string;
   value: number | null;
   currency: string | null;
@@ -81,8 +82,8 @@ export async function insertSubscription(db: Queryable, s: NewSubscription): Pro
   const key = s.originalTransactionId !== null ? BY_TRANSACTION : BY_TOKEN;
   const rows = await db.query<SubscriptionRow>(
     `INSERT INTO subscriptions (id, org_id, app_id, install_id, device_id_hash, store, original_transaction_id, purchase_token,
-       product_id, is_trial, price_micros, currency, expires_at, occurred_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::timestamptz, $14::timestamptz)
+       product_id, is_trial, price_micros, currency, expires_at, occurred_at, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::timestamptz, $14::timestamptz, CASE WHEN $10::boolean THEN 'trial' ELSE 'active' END)
      ${key.conflict}
      RETURNING id, install_id`,
     [
@@ -112,11 +113,22 @@ export async function findSubscription(db: Queryable, appId: string, store: stri
   return rows[0] ?? null;
 }
 
-/** Links a purchase first seen before its install was known; an existing link is kept. */
-export async function linkSubscription(db: Queryable, id: string, installId: string): Promise<string | null> {
-  const rows = await db.query<{ install_id: string | null }>(
-    `UPDATE subscriptions SET install_id = COALESCE(install_id, $2), updated_at = now() WHERE id = $1 RETURNING install_id`,
-    [id, installId],
+/**
+ * Links a purchase first seen before its install (or, from a store notification, its device) was
+ * known; an existing link is kept. The events store notifications recorded on it unlinked follow.
+ */
+export async function linkSubscription(db: Queryable, id: string, installId: string | null, deviceIdHash: string): Promise<string | null> {
+  const rows = await db.query<{ install_id: string | null; app_id: string; device_id_hash: string }>(
+    `UPDATE subscriptions SET install_id = COALESCE(install_id, $2), device_id_hash = COALESCE(device_id_hash, $3), updated_at = now()
+     WHERE id = $1 RETURNING install_id, app_id, device_id_hash`,
+    [id, installId, deviceIdHash],
   );
-  return rows[0]?.install_id ?? null;
+  const linked = rows[0];
+  if (!linked) return null;
+  await db.query(
+    `UPDATE events SET install_id = COALESCE(install_id, $3), device_id_hash = $4
+     WHERE app_id = $1 AND install_id IS NULL AND (device_id_hash IS NULL OR device_id_hash = $4) AND params->>'subscription_id' = $2`,
+    [linked.app_id, id, linked.install_id, linked.device_id_hash],
+  );
+  return linked.install_id;
 }

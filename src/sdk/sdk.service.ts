@@ -207,7 +207,7 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
     }
     const existing = await findSubscription(tx, app.appId, request.store, { originalTransactionId, purchaseToken });
     if (!existing) throw new Error('subscription conflict without a row');
-    const linkedTo = existing.install_id ?? (installId ? await linkSubscription(tx, existing.id, installId) : null);
+    const linkedTo = existing.install_id ?? (await linkSubscription(tx, existing.id, installId, hash));
     return { subscription_id: existing.id, install_id: linkedTo, linked: linkedTo !== null, created: false };
   });
 }

@@ -1,0 +1,89 @@
+import { describe, expect, test } from 'bun:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, DEFAULT_GOOGLE_JWKS_URL, DEFAULT_GOOGLE_PLAY_API_URL, loadConfig } from '../../src/config';
+import { readServiceAccount } from '../../src/subscriptions/google-play';
+import { tempDir } from '../support/temp-dir';
+
+const base = () => ({ DATA_DIR: tempDir('config'), SESSION_SECRET: 'a-session-secret-that-is-long-enough-0123456789' });
+
+function file(name: string, text: string): string {
+  const path = join(tempDir('config-file'), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('store notification settings', () => {
+  test('defaults: no extra roots, no Play credentials, Google endpoints, no push checks', () => {
+    const config = loadConfig(base());
+    expect(config.appleRootCerts).toEqual([]);
+    expect(config.googlePlayCredentials).toBeUndefined();
+    expect(config.googlePlayApiUrl).toBe(DEFAULT_GOOGLE_PLAY_API_URL);
+    expect(config.googlePubsub).toEqual({ token: undefined, audience: undefined, email: undefined, jwksUrl: DEFAULT_GOOGLE_JWKS_URL });
+  });
+
+  test('values are read: root paths (comma-separated), credentials, API root with one trailing slash, push checks', () => {
+    const first = file('a.pem', 'x');
+    const second = file('b.pem', 'y');
+    const key = file('key.json', '{}');
+    const config = loadConfig({
+      ...base(),
+      APPLE_ROOT_CERTS: ` ${first} , ${second},`,
+      GOOGLE_PLAY_CREDENTIALS: key,
+      GOOGLE_PLAY_API_URL: 'http://127.0.0.1:9999/',
+      GOOGLE_PUBSUB_TOKEN: 'abcdefghijklmnop',
+      GOOGLE_PUBSUB_AUDIENCE: 'https://api.example.com/api/subscriptions/google',
+      GOOGLE_PUBSUB_EMAIL: 'push@project.iam.gserviceaccount.com',
+      GOOGLE_PUBSUB_JWKS_URL: 'http://127.0.0.1:9999/certs',
+    });
+    expect(config.appleRootCerts).toEqual([first, second]);
+    expect(config.googlePlayCredentials).toBe(key);
+    expect(config.googlePlayApiUrl).toBe('http://127.0.0.1:9999/');
+    expect(config.googlePubsub).toEqual({
+      token: 'abcdefghijklmnop',
+      audience: 'https://api.example.com/api/subscriptions/google',
+      email: 'push@project.iam.gserviceaccount.com',
+      jwksUrl: 'http://127.0.0.1:9999/certs',
+    });
+  });
+
+  test('refusals name the variable; the push token is never echoed', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ APPLE_ROOT_CERTS: '/no/such/root.pem' }, 'APPLE_ROOT_CERTS'],
+      [{ GOOGLE_PLAY_CREDENTIALS: '/no/such/key.json' }, 'GOOGLE_PLAY_CREDENTIALS'],
+      [{ GOOGLE_PLAY_API_URL: 'ftp://play' }, 'GOOGLE_PLAY_API_URL'],
+      [{ GOOGLE_PUBSUB_TOKEN: 'short-secret' }, 'GOOGLE_PUBSUB_TOKEN'],
+      [{ GOOGLE_PUBSUB_EMAIL: 'push@project.iam.gserviceaccount.com' }, 'GOOGLE_PUBSUB_EMAIL'],
+      [{ GOOGLE_PUBSUB_JWKS_URL: 'not a url' }, 'GOOGLE_PUBSUB_JWKS_URL'],
+    ];
+    for (const [env, variable] of cases) {
+      let error: unknown;
+      try {
+        loadConfig({ ...base(), ...env });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(variable);
+    }
+    let message = '';
+    try {
+      loadConfig({ ...base(), GOOGLE_PUBSUB_TOKEN: 'short-secret' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('invalid GOOGLE_PUBSUB_TOKEN');
+    expect(message).not.toContain('short-secret');
+  });
+
+  test('a Play key file must be a service account key', () => {
+    expect(() => readServiceAccount(file('bad.json', 'not json'))).toThrow('GOOGLE_PLAY_CREDENTIALS');
+    expect(() => readServiceAccount(file('user.json', JSON.stringify({ type: 'authorized_user', client_id: 'x' })))).toThrow('no client_email and private_key');
+    expect(readServiceAccount(file('sa.json', JSON.stringify({ client_email: 'a@b', private_key: 'k' })))).toEqual({
+      clientEmail: 'a@b',
+      privateKey: 'k',
+      privateKeyId: undefined,
+      tokenUri: 'https://oauth2.googleapis.com/token',
+    });
+  });
+});
