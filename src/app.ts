@@ -20,6 +20,7 @@ import { sdkRoutes } from './sdk/sdk.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
+import { uninstallsRoutes } from './uninstalls/uninstalls.routes';
 
 /**
  * Composes every module's routes behind the HTTP rules. One app serves both hosts. Paths match
@@ -42,6 +43,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(sdkRoutes(services))
+    .use(uninstallsRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))
