@@ -26,6 +26,7 @@ import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
+import { uninstallsRoutes } from './uninstalls/uninstalls.routes';
 
 /**
  * Composes every module's routes behind the HTTP rules. One app serves both hosts. Paths match
@@ -51,6 +52,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(beaconRoutes(services))
     .use(skanRoutes(services))
     .use(subscriptionsRoutes(services))
+    .use(uninstallsRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
     .use(protectRoutes(services))

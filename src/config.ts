@@ -7,11 +7,16 @@ import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB 
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
+import { readApnsKey, readServiceAccount } from './uninstalls/push-credentials';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
 const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
+const HTTPS_ORIGIN = '^https://[^/?#\\s]+/?$';
+/** Apple's key and team ids: ten upper-case letters and digits. */
+const APPLE_ID = '^[A-Z0-9]{10}$';
+const MAX_UNINSTALL_CHECK_HOURS = 8760;
 /** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
 const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
 
@@ -53,6 +58,14 @@ const Environment = T.Object({
   GOOGLE_PUBSUB_AUDIENCE: T.Optional(T.String({ minLength: 1, maxLength: 2048, description: 'the audience of the push subscription' })),
   GOOGLE_PUBSUB_EMAIL: T.Optional(T.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'a service account e-mail address' })),
   GOOGLE_PUBSUB_JWKS_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  UNINSTALL_CHECK_HOURS: T.Optional(T.String({ pattern: '^[0-9]{1,4}$', description: `a number of hours, 0 to ${MAX_UNINSTALL_CHECK_HOURS}` })),
+  APNS_KEY_PATH: T.Optional(T.String({ minLength: 1, description: 'the path of an APNs .p8 key' })),
+  APNS_KEY_ID: T.Optional(T.String({ pattern: APPLE_ID, description: 'a 10-character APNs key id' })),
+  APNS_TEAM_ID: T.Optional(T.String({ pattern: APPLE_ID, description: 'a 10-character Apple team id' })),
+  APNS_URL: T.Optional(T.String({ pattern: HTTPS_ORIGIN, description: 'an https:// origin without a path' })),
+  APNS_CA_PATH: T.Optional(T.String({ minLength: 1, description: 'the path of a PEM certificate file' })),
+  FCM_CREDENTIALS: T.Optional(T.String({ minLength: 1, description: 'the path of a service-account JSON file' })),
+  FCM_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
 });
 type Environment = Static<typeof Environment>;
 
@@ -108,7 +121,10 @@ export interface Config {
   geoCityDb: string | undefined;
   /** GOOGLE_ADS_API_URL: the Google Ads REST base, version included; the IP-exclusion sync calls it (docs/protect-sync.md). */
   googleAdsApiUrl: string;
-  /** GOOGLE_OAUTH_TOKEN_URL: where a connected account's refresh token is exchanged for an access token. */
+  /**
+   * GOOGLE_OAUTH_TOKEN_URL: Google's OAuth token endpoint: the Google Ads sync exchanges a refresh
+   * token there, the FCM client a service account's signed assertion.
+   */
   googleOauthTokenUrl: string;
   /**
    * SKAN_PUBLIC_KEY: the key SKAdNetwork postbacks are verified with, base64 SPKI (src/skan/skan.keys.ts);
@@ -128,6 +144,15 @@ export interface Config {
   googlePlayApiUrl: string;
   /** The checks on Pub/Sub pushes to POST /api/subscriptions/google (src/subscriptions/pubsub-auth.ts). */
   googlePubsub: GooglePubsubConfig;
+  /**
+   * UNINSTALL_CHECK_HOURS: how often each install with a push token gets a silent push to learn
+   * whether the app is still there; 0 turns the checker off (docs/uninstalls.md).
+   */
+  uninstallCheckHours: number;
+  /** APNs token auth for the iOS and tvOS checks; undefined without APNS_KEY_PATH. */
+  apns: ApnsSettings | undefined;
+  /** FCM HTTP v1 for the Android and Android TV checks; undefined without FCM_CREDENTIALS. */
+  fcm: FcmSettings | undefined;
   /** The running build's version, reported by /api/health. */
   version: string;
 }
@@ -151,6 +176,23 @@ export type DomainVerification = 'dns' | 'off';
 /** The Google Ads API version the sync speaks (v26, October 2026); GOOGLE_ADS_API_URL overrides it. */
 export const DEFAULT_GOOGLE_ADS_API_URL = 'https://googleads.googleapis.com/v26';
 export const DEFAULT_GOOGLE_OAUTH_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+export interface ApnsSettings {
+  /** APNS_KEY_PATH: the `.p8` signing key, checked at boot. */
+  keyPath: string;
+  keyId: string;
+  teamId: string;
+  /** APNS_URL: production by default; https://api.sandbox.push.apple.com for development builds. */
+  url: string;
+  /** APNS_CA_PATH: certificates trusted for the APNs connection besides the system's. */
+  caPath: string | undefined;
+}
+
+export interface FcmSettings {
+  /** FCM_CREDENTIALS: the service-account JSON file, checked at boot. */
+  credentialsPath: string;
+  /** FCM_URL: the HTTP v1 API's origin (and path prefix). */
+  url: string;
+}
 
 /** The default TRACKING_THREADS stops here: each thread holds its own connections and click writer. */
 export const DEFAULT_MAX_TRACKING_THREADS = 3;
@@ -241,6 +283,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     googlePlayCredentials: existingFile('GOOGLE_PLAY_CREDENTIALS', e.GOOGLE_PLAY_CREDENTIALS),
     googlePlayApiUrl: e.GOOGLE_PLAY_API_URL ? `${httpUrl('GOOGLE_PLAY_API_URL', e.GOOGLE_PLAY_API_URL)}/` : DEFAULT_GOOGLE_PLAY_API_URL,
     googlePubsub: googlePubsub(e),
+    uninstallCheckHours: uninstallCheckHours(e.UNINSTALL_CHECK_HOURS),
+    apns: apnsSettings(e),
+    fcm: fcmSettings(e),
     version: VERSION,
   };
 }
@@ -277,6 +322,44 @@ function skanPublicKey(value: string | undefined): string {
     return normaliseSkanPublicKey(value);
   } catch (error) {
     throw new ConfigError('SKAN_PUBLIC_KEY', `the value ${(error as Error).message}`);
+  }
+}
+
+function uninstallCheckHours(value: string | undefined): number {
+  const hours = value === undefined ? 24 : Number(value);
+  if (hours > MAX_UNINSTALL_CHECK_HOURS) throw new ConfigError('UNINSTALL_CHECK_HOURS', `${hours} is not a number of hours, 0 to ${MAX_UNINSTALL_CHECK_HOURS}`);
+  return hours;
+}
+
+/** APNs needs its key, key id and team id together; the key is read now, so a bad file stops the boot. */
+function apnsSettings(e: Environment): ApnsSettings | undefined {
+  const given = { APNS_KEY_PATH: e.APNS_KEY_PATH, APNS_KEY_ID: e.APNS_KEY_ID, APNS_TEAM_ID: e.APNS_TEAM_ID };
+  const missing = Object.entries(given).filter(([, value]) => value === undefined).map(([name]) => name);
+  if (missing.length === 3) return undefined;
+  if (missing.length > 0) throw new ConfigError(missing[0]!, `is needed with ${Object.keys(given).filter((name) => !missing.includes(name)).join(' and ')}`);
+  const keyPath = existingFile('APNS_KEY_PATH', e.APNS_KEY_PATH)!;
+  credential('APNS_KEY_PATH', () => readApnsKey(keyPath));
+  return {
+    keyPath,
+    keyId: e.APNS_KEY_ID!,
+    teamId: e.APNS_TEAM_ID!,
+    url: httpUrl('APNS_URL', e.APNS_URL ?? 'https://api.push.apple.com'),
+    caPath: existingFile('APNS_CA_PATH', e.APNS_CA_PATH),
+  };
+}
+
+function fcmSettings(e: Environment): FcmSettings | undefined {
+  const credentialsPath = existingFile('FCM_CREDENTIALS', e.FCM_CREDENTIALS);
+  if (credentialsPath === undefined) return undefined;
+  credential('FCM_CREDENTIALS', () => readServiceAccount(credentialsPath));
+  return { credentialsPath, url: httpUrl('FCM_URL', e.FCM_URL ?? 'https://fcm.googleapis.com') };
+}
+
+function credential(variable: string, read: () => unknown): void {
+  try {
+    read();
+  } catch (error) {
+    throw new ConfigError(variable, `the file ${(error as Error).message}`);
   }
 }
 

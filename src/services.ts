@@ -18,6 +18,8 @@ import { createIpHasher, type IpHasher } from './shared/ip-hash';
 import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import type { TrackingListeners } from './tracking/listeners/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
+import type { UninstallChecker } from './uninstalls/checker';
+import { createUninstallCheckerFor } from './uninstalls/uninstalls.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
 
@@ -56,6 +58,8 @@ export interface Services {
   pendingBeacons: PendingBeacons;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;
+  /** Silent pushes that find uninstalled apps, one node at a time (src/uninstalls/checker.ts). */
+  uninstallChecker: UninstallChecker;
   /**
    * Takes the node's tracking listener threads (main.ts starts them once it listens): their
    * backlog holds the mirror back like the main pipeline's, and stop() writes their journals out
@@ -82,9 +86,9 @@ export interface ServicesOptions {
   /** false: no DuckDB mirror (absentMirror()). For tests that never read it; main.ts keeps it. */
   mirror?: boolean;
   /**
-   * false: the postback worker, the late matcher and the pending beacons are built but not
-   * started (runOnce() still works), and link changes from other nodes are not listened for;
-   * this node's own still apply.
+   * false: the postback worker, the late matcher, the pending beacons and the uninstall checker
+   * are built but not started (runOnce() still works), and link changes from other nodes are not
+   * listened for; this node's own still apply.
    */
   workers?: boolean;
   /** The TXT lookup of domain verification; node:dns by default. */
@@ -120,10 +124,12 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   });
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
   const pendingBeacons = createPendingBeacons(db, options.clock ?? systemClock);
+  const uninstallChecker = createUninstallCheckerFor(config, { db, clock: options.clock ?? systemClock });
   if (workers) {
     postbackWorker.start();
     lateMatcher.start();
     pendingBeacons.start();
+    uninstallChecker.start();
   }
   const installForwarder = createInstallForwarder({ db, config });
   return {
@@ -144,6 +150,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     lateMatcher,
     pendingBeacons,
     installForwarder,
+    uninstallChecker,
     adoptListeners(adopted) {
       listeners = adopted;
     },
@@ -163,6 +170,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
         () => pendingBeacons.stop(),
+        () => uninstallChecker.stop(),
         () => linkChanges.stop(),
         () => rateLimiter.close(),
         () => mirror.stop({ budgetMs: deadline === undefined ? undefined : deadline - Date.now() - CLOSE_RESERVE_MS }),

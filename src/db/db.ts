@@ -41,7 +41,16 @@ export interface Db extends Queryable {
   /** Subscribes to a NOTIFY channel; resolves to the unsubscribe function. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Takes a session-level advisory lock without waiting: null when another holder has it. Held
+   * until release(), or until the holding connection ends (a crashed node frees it).
+   */
+  tryAdvisoryLock(key: number): Promise<AdvisoryLock | null>;
   close(): Promise<void>;
+}
+
+export interface AdvisoryLock {
+  release(): Promise<void>;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;

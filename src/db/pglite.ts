@@ -38,6 +38,9 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     },
   });
   const self = run(pg);
+  // One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take
+  // a lock it already holds again, so its advisory locks are held here, in memory.
+  const heldLocks = new Set<number>();
   return {
     kind: 'pglite',
     query: self.query,
@@ -72,6 +75,15 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     },
     async notify(channel, payload) {
       await pg.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async tryAdvisoryLock(key) {
+      if (heldLocks.has(key)) return null;
+      heldLocks.add(key);
+      return {
+        async release() {
+          heldLocks.delete(key);
+        },
+      };
     },
     async close() {
       await pg.close();

@@ -86,6 +86,30 @@ export function openPostgres(url: string, options: { max?: number; idleTimeoutSe
     async notify(channel, payload) {
       await sql.notify(channel, payload);
     },
+    async tryAdvisoryLock(key) {
+      // A session lock belongs to one connection: it is taken and released on a reserved one,
+      // which holds nothing else meanwhile.
+      const reserved = await sql.reserve();
+      try {
+        const [row] = await reserved.unsafe('SELECT pg_try_advisory_lock($1) AS locked', [key]);
+        if (row?.locked === true) {
+          return {
+            async release() {
+              try {
+                await reserved.unsafe('SELECT pg_advisory_unlock($1)', [key]);
+              } finally {
+                reserved.release();
+              }
+            },
+          };
+        }
+      } catch (error) {
+        reserved.release();
+        throw error;
+      }
+      reserved.release();
+      return null;
+    },
     async syncCommits() {},
     async close() {
       await Promise.all([sql.end({ timeout: 5 }), customPlans?.end({ timeout: 5 })]);

@@ -9,7 +9,7 @@ import { instantOf } from '../shared/timestamp';
 import type { IpHasher } from '../shared/ip-hash';
 import { deviceIdHash } from './device-id';
 import type { InstallForwarder } from './forwarder.service';
-import { findInstallByDevice, reattributeInstall, type InstallRow } from './installs.repo';
+import { clearUninstalled, findInstallByDevice, reattributeInstall, type InstallRow } from './installs.repo';
 import type { InstallWriter } from './installs.writer';
 import type { InstallRequest, InstallResponse } from './sdk.model';
 
@@ -76,7 +76,11 @@ export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; req
   };
 
   const existing = await findInstallByDevice(deps.db, app.appId, hash);
-  if (existing) return repeatInstall(deps, { app, request, hash, existing, waterfall });
+  if (existing) {
+    // A reinstall of an app the uninstall checker found gone.
+    if (existing.uninstalled_at) await clearUninstalled(deps.db, existing.id);
+    return repeatInstall(deps, { app, request, hash, existing, waterfall });
+  }
 
   const attribution = await runWaterfall(deps, waterfall);
   const inserted = await deps.installWriter.submit({

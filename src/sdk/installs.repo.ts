@@ -11,9 +11,11 @@ export interface InstallRow {
   is_reattribution: boolean;
   installed_at: Date;
   attributed_at: Date;
+  /** Set while the uninstall checker finds the app gone (docs/uninstalls.md). */
+  uninstalled_at: Date | null;
 }
 
-const INSTALL_COLUMNS = 'id, attribution_method, campaign_id, click_id, deep_link_path, is_reattribution, installed_at, attributed_at';
+const INSTALL_COLUMNS = 'id, attribution_method, campaign_id, click_id, deep_link_path, is_reattribution, installed_at, attributed_at, uninstalled_at';
 
 /*
  * Lookups on installs are planned on every call (QueryOptions.planEachCall): the table starts
@@ -139,11 +141,19 @@ export async function reattributeInstall(
   return rows[0] ?? null;
 }
 
-/** Replaces the install's push token; null when the device has no install for this app. */
+/**
+ * Replaces the install's push token; null when the device has no install for this app. A running
+ * app sent it, so an uninstall mark is cleared with it.
+ */
 export async function setPushToken(db: Queryable, appId: string, deviceIdHash: string, token: string): Promise<string | null> {
   const rows = await db.query<{ id: string }>(
-    'UPDATE installs SET push_token = $3, updated_at = now() WHERE app_id = $1 AND device_id_hash = $2 RETURNING id',
+    'UPDATE installs SET push_token = $3, uninstalled_at = NULL, updated_at = now() WHERE app_id = $1 AND device_id_hash = $2 RETURNING id',
     [appId, deviceIdHash, token],
   );
   return rows[0]?.id ?? null;
+}
+
+/** The app was seen on the device again (an install or open call): the uninstall mark goes. */
+export async function clearUninstalled(db: Queryable, installId: string): Promise<void> {
+  await db.query('UPDATE installs SET uninstalled_at = NULL, updated_at = now() WHERE id = $1 AND uninstalled_at IS NOT NULL', [installId]);
 }

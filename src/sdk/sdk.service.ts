@@ -8,7 +8,7 @@ import { notFound, validationError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
 import { instantOf } from '../shared/timestamp';
 import { deviceIdHash } from './device-id';
-import { findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
+import { clearUninstalled, findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
 import {
   EVENT_PARAMS_ERROR,
   MAX_EVENT_PARAM_KEY_LENGTH,
@@ -117,6 +117,7 @@ export async function recordOpen(deps: SdkDeps, app: SdkApp, request: OpenReques
   const hash = deviceIdHash(request.device_id);
   const install = await findInstallByDevice(deps.db, app.appId, hash);
   if (!install) throw notFound('install not found');
+  if (install.uninstalled_at) await clearUninstalled(deps.db, install.id);
   const at = reportedTime(request.occurred_at, deps.clock(), 'occurred_at');
   const clickId = request.click_id ?? clickIdFromUrl(request.url);
   const lookback = attributionSettings(app.settings).clickLookbackDays * DAY_MS;

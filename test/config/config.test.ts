@@ -332,6 +332,93 @@ describe('the persisted session secret', () => {
   });
 });
 
+describe('uninstall checks', () => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...env });
+  const files = () => {
+    const dir = tempDir('push-keys');
+    const p8 = join(dir, 'AuthKey.p8');
+    writeFileSync(p8, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const account = join(dir, 'service-account.json');
+    writeFileSync(account, JSON.stringify({ type: 'service_account', project_id: 'p1', client_email: 'a@p1.iam.gserviceaccount.com', private_key_id: 'k1', private_key: rsa }));
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    return { dir, p8, account, rsa, write };
+  };
+  const apns = (p8: string) => ({ APNS_KEY_PATH: p8, APNS_KEY_ID: 'ABCDE12345', APNS_TEAM_ID: 'TEAM987654' });
+
+  test('by default: every 24 hours, no provider, the Google token endpoint', () => {
+    const config = load({});
+    expect(config.uninstallCheckHours).toBe(24);
+    expect(config.apns).toBeUndefined();
+    expect(config.fcm).toBeUndefined();
+    expect(config.googleOauthTokenUrl).toBe('https://oauth2.googleapis.com/token');
+  });
+
+  test('UNINSTALL_CHECK_HOURS: 0 (off) to 8760', () => {
+    expect(load({ UNINSTALL_CHECK_HOURS: '0' }).uninstallCheckHours).toBe(0);
+    expect(load({ UNINSTALL_CHECK_HOURS: '8760' }).uninstallCheckHours).toBe(8760);
+    for (const bad of ['8761', '-1', '1.5', 'daily']) expect(() => load({ UNINSTALL_CHECK_HOURS: bad })).toThrow(/invalid UNINSTALL_CHECK_HOURS/);
+  });
+
+  test('APNs: the key, key id and team id together; production URL by default, the sandbox when asked', () => {
+    const { p8, write } = files();
+    expect(load(apns(p8)).apns).toEqual({ keyPath: p8, keyId: 'ABCDE12345', teamId: 'TEAM987654', url: 'https://api.push.apple.com', caPath: undefined });
+    const ca = write('relay-ca.pem', '-----BEGIN CERTIFICATE-----\n');
+    const sandbox = load({ ...apns(p8), APNS_URL: 'https://api.sandbox.push.apple.com/', APNS_CA_PATH: ca }).apns;
+    expect(sandbox?.url).toBe('https://api.sandbox.push.apple.com');
+    expect(sandbox?.caPath).toBe(ca);
+  });
+
+  test('APNs: a missing part, a malformed id, a URL other than an https origin, or a key that is not a P-256 .p8 stops the boot', () => {
+    const { p8, rsa, write, dir } = files();
+    expect(() => load({ APNS_KEY_PATH: p8, APNS_KEY_ID: 'ABCDE12345' })).toThrow('invalid APNS_TEAM_ID: is needed with APNS_KEY_PATH and APNS_KEY_ID');
+    expect(() => load({ APNS_TEAM_ID: 'TEAM987654' })).toThrow(/invalid APNS_KEY_PATH: is needed with APNS_TEAM_ID/);
+    expect(() => load({ ...apns(p8), APNS_KEY_ID: 'abc' })).toThrow(/invalid APNS_KEY_ID/);
+    expect(() => load({ ...apns(p8), APNS_TEAM_ID: 'TEAM98765!' })).toThrow(/invalid APNS_TEAM_ID/);
+    for (const url of ['http://api.push.apple.com', 'https://api.push.apple.com/3/device', 'api.push.apple.com']) {
+      expect(() => load({ ...apns(p8), APNS_URL: url })).toThrow(/invalid APNS_URL/);
+    }
+    expect(() => load({ ...apns(join(dir, 'missing.p8')) })).toThrow(/invalid APNS_KEY_PATH: .* is not an existing file/);
+    expect(() => load({ ...apns(write('rsa.p8', rsa)) })).toThrow('invalid APNS_KEY_PATH: the file is not an APNs .p8 key (a PKCS #8 P-256 private key)');
+    expect(() => load({ ...apns(write('garbage.p8', 'not a key')) })).toThrow(/invalid APNS_KEY_PATH: the file is not an APNs \.p8 key/);
+    expect(() => load({ ...apns(p8), APNS_CA_PATH: join(dir, 'missing.pem') })).toThrow(/invalid APNS_CA_PATH/);
+  });
+
+  test('FCM: a service-account file; the FCM URL and the token endpoint can be moved', () => {
+    const { account } = files();
+    expect(load({ FCM_CREDENTIALS: account }).fcm).toEqual({ credentialsPath: account, url: 'https://fcm.googleapis.com' });
+    const moved = load({ FCM_CREDENTIALS: account, FCM_URL: 'http://127.0.0.1:9099/', GOOGLE_OAUTH_TOKEN_URL: 'http://127.0.0.1:9098/token' });
+    expect(moved.fcm?.url).toBe('http://127.0.0.1:9099');
+    expect(moved.googleOauthTokenUrl).toBe('http://127.0.0.1:9098/token');
+    expect(() => load({ FCM_CREDENTIALS: account, FCM_URL: 'ftp://x' })).toThrow(/invalid FCM_URL/);
+  });
+
+  test('FCM: a file that is not a service-account key stops the boot, without echoing its contents', () => {
+    const { write, rsa, dir } = files();
+    const cases: [string, RegExp][] = [
+      [write('not-json.json', `{"private_key": "${'SECRETKEYMATERIAL'}"`), /the file is not a JSON file/],
+      [write('user.json', JSON.stringify({ type: 'authorized_user', client_secret: 'SECRETKEYMATERIAL' })), /is not a service-account key file/],
+      [write('bad-key.json', JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'e', private_key: 'SECRETKEYMATERIAL' })), /private_key that is not an RSA private key/],
+      [join(dir, 'missing.json'), /is not an existing file/],
+    ];
+    for (const [path, expected] of cases) {
+      let message = '';
+      try {
+        load({ FCM_CREDENTIALS: path });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^invalid FCM_CREDENTIALS: /);
+      expect(message).toMatch(expected);
+      expect(message).not.toContain('SECRETKEYMATERIAL');
+      expect(message).not.toContain(rsa.slice(40, 80));
+    }
+  });
+});
+
 describe('config errors never echo a secret', () => {
   for (const [variable, value] of [
     ['SESSION_SECRET', 'short-secret-value'],
