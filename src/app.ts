@@ -16,6 +16,7 @@ import { declaredRoutes, routeInProcess, type NativeRoutes, type PeerSource } fr
 import { ippoolRoutes } from './ipintel/ippool.routes';
 import { lookupIp } from './ipintel/ippool.service';
 import { linksRoutes } from './links/links.routes';
+import { mcpRoutes } from './mcp/transport.routes';
 import { beaconRoutes } from './protect/beacon.routes';
 import { integrationsRoutes } from './protect/integrations.routes';
 import { protectSyncRoutes } from './protect/sync.routes';
@@ -34,6 +35,7 @@ import { uninstallsRoutes } from './uninstalls/uninstalls.routes';
  * also knows the paths of the routes Bun serves beside it (`native`).
  */
 function createApp(services: Services, native: NativeRoutes) {
+  const withPool = { ...services, lookupPool: (orgId: string, ip: string) => lookupIp(services, orgId, ip) };
   let routes: readonly { method: string; path: string }[] = [];
   const app = new Elysia({ strictPath: true })
     .use(httpPlugin(services, () => routes))
@@ -59,7 +61,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(integrationsRoutes(services))
     .use(protectSyncRoutes(services))
     .use(privacySandboxRoutes(services))
-    .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
+    .use(routeTestRoutes(withPool))
+    .use(mcpRoutes(withPool));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }

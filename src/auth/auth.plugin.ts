@@ -16,7 +16,8 @@ export interface AuthDeps {
   sdkKeyCache: SdkKeyCache;
 }
 
-function bearer(header: string | null): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearer(header: string | null): string | undefined {
   const match = header?.match(/^Bearer\s+(\S+)$/i);
   return match?.[1];
 }

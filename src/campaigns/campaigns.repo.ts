@@ -36,3 +36,10 @@ export async function campaignExists(db: Queryable, orgId: string, id: string): 
   const rows = await db.query('SELECT 1 FROM campaigns WHERE id = $1 AND org_id = $2', [id, orgId]);
   return rows.length > 0;
 }
+
+/** Names of the organization's campaigns among `ids` (the analytics mirror holds no campaigns). */
+export async function selectCampaignNames(db: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; name: string }>('SELECT id, name FROM campaigns WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db';
 import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
-import type { LinkKind, LinkRow, LinkUpdate } from './links.model';
+import type { RuleSet } from '../smartlinks/rules/rules.model';
+import type { LinkKind, LinkRow, LinkStatus, LinkUpdate } from './links.model';
 
 const COLUMNS = `id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules,
   pass_params, preview, allowed_landing_hosts, created_at, updated_at, ${LINK_DOMAIN_STATUS}`;
@@ -62,6 +63,19 @@ export async function findLink(db: Queryable, orgId: string, id: string): Promis
   return rows[0];
 }
 
+/** The organization's link with this slug; on the tracking host first when custom domains have it too. */
+export async function findLinkBySlug(db: Queryable, orgId: string, slug: string): Promise<LinkRow | undefined> {
+  const rows = await db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 AND slug = $2 ORDER BY (domain = '') DESC, created_at, id LIMIT 1`, [orgId, slug]);
+  return rows[0];
+}
+
+/** Slugs of the organization's links among `ids` (the analytics mirror holds no links). */
+export async function selectLinkSlugs(db: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; slug: string }>('SELECT id, slug FROM links WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  return new Map(rows.map((row) => [row.id, row.slug]));
+}
+
 export function listLinks(db: Queryable, orgId: string, limit: number): Promise<LinkRow[]> {
   return db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
 }
@@ -116,5 +130,27 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
 }
 
 export { isUniqueViolation } from '../db/errors';
+/**
+ * Full replacements of one field (the MCP management tools): the row is written only when the
+ * value differs, so a repeat leaves it, updated_at included, as it was. undefined when nothing
+ * was written: no such link, or (rules) not a smart link, or the value was already this.
+ */
+export async function replaceRulesIfChanged(tx: Queryable, orgId: string, id: string, rules: RuleSet | null): Promise<LinkRow | undefined> {
+  const rows = await tx.query<LinkRow>(
+    `UPDATE links SET rules = $3::text::jsonb, updated_at = now()
+      WHERE id = $1 AND org_id = $2 AND kind = 'smart' AND rules IS DISTINCT FROM $3::text::jsonb
+     RETURNING ${COLUMNS}`,
+    [id, orgId, jsonParam(rules)],
+  );
+  return rows[0];
+}
+
+export async function replaceStatusIfChanged(tx: Queryable, orgId: string, id: string, status: LinkStatus): Promise<LinkRow | undefined> {
+  const rows = await tx.query<LinkRow>(
+    `UPDATE links SET status = $3, updated_at = now() WHERE id = $1 AND org_id = $2 AND status IS DISTINCT FROM $3 RETURNING ${COLUMNS}`,
+    [id, orgId, status],
+  );
+  return rows[0];
+}
 
 export const LINKS_DOMAIN_SLUG_KEY = 'links_domain_slug_key';

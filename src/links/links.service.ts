@@ -9,6 +9,7 @@ import { newId } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseLandingHosts } from './landing-hosts';
 import { parseRules } from '../smartlinks/rules/parse-rules';
+import type { RuleSet } from '../smartlinks/rules/rules.model';
 import { parseDeepLinkPath, parseDomain, parseHttpUrl, type Parsed } from './link-fields';
 import { parsePreview } from './link-preview';
 import { announce, type LinkChanges } from './link-changes';
@@ -19,6 +20,7 @@ import {
   type LinkResponse,
   type LinkRow,
   type LinkKind,
+  type LinkStatus,
   type LinkUpdate,
   type PatchLinkBody,
 } from './links.model';
@@ -193,6 +195,13 @@ export async function getLink(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: str
   return toLinkResponse(row, deps.config);
 }
 
+/** The link with this slug: the tracking host's when custom domains carry the slug too. */
+export async function getLinkBySlug(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, slug: string): Promise<LinkResponse> {
+  const row = await repo.findLinkBySlug(deps.db, orgId, slug);
+  if (!row) throw notFound('link not found');
+  return toLinkResponse(row, deps.config);
+}
+
 export async function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<LinkResponse[]> {
   return (await repo.listLinks(deps.db, orgId, limit)).map((row) => toLinkResponse(row, deps.config));
 }
@@ -226,4 +235,58 @@ export async function patchLink(deps: LinksDeps, actor: Actor, id: string, body:
   });
   await announce(deps.linkChanges, row.id);
   return toLinkResponse(row, deps.config);
+}
+
+export interface Replaced {
+  link: LinkResponse;
+  /** false when the link already had this value: nothing was written, audited or announced. */
+  changed: boolean;
+}
+
+/**
+ * Replaces a smart link's rule set whole (null removes it), checked as PATCH checks it. Safe to
+ * repeat: a rule set equal to the stored one, once normalised, writes nothing.
+ */
+export async function replaceSmartLinkRules(deps: LinksDeps, actor: Actor, id: string, input: unknown): Promise<Replaced> {
+  let rules: RuleSet | null = null;
+  if (input !== null) {
+    const parsed = parseRules(input);
+    if (!parsed.ok) throw validationError(parsed.fieldErrors);
+    rules = parsed.value;
+  }
+  return replaceField(deps, actor, id, 'rules', (tx) => repo.replaceRulesIfChanged(tx, actor.orgId, id, rules), (current) => {
+    if (current.kind !== 'smart') throw fieldError('link_id', 'is a tracking link: only smart links have rules');
+  });
+}
+
+/** Sets a link's status (active or paused); a repeat writes nothing. */
+export function setLinkStatus(deps: LinksDeps, actor: Actor, id: string, status: LinkStatus): Promise<Replaced> {
+  return replaceField(deps, actor, id, 'status', (tx) => repo.replaceStatusIfChanged(tx, actor.orgId, id, status));
+}
+
+/**
+ * One field written only when it differs, audited and announced only then. When nothing was
+ * written, the link as it stands says why: unknown (404), refused by `check`, or already so.
+ */
+async function replaceField(
+  deps: LinksDeps,
+  actor: Actor,
+  id: string,
+  field: keyof LinkUpdate,
+  write: (tx: Queryable) => Promise<LinkRow | undefined>,
+  check: (current: LinkRow) => void = () => {},
+): Promise<Replaced> {
+  const written = await deps.db.transaction(async (tx) => {
+    const row = await write(tx);
+    if (row) await recordAudit(tx, actor, { action: 'update', entity: 'link', entityId: id, detail: { fields: [field], via: 'mcp' } });
+    return row;
+  });
+  if (written) {
+    await announce(deps.linkChanges, written.id);
+    return { link: toLinkResponse(written, deps.config), changed: true };
+  }
+  const current = await repo.findLink(deps.db, actor.orgId, id);
+  if (!current) throw notFound('link not found');
+  check(current);
+  return { link: toLinkResponse(current, deps.config), changed: false };
 }

@@ -1,5 +1,4 @@
 import type { Mirror } from '../analytics/mirror';
-import type { Queryable } from '../db/db';
 
 /** One invalid IP on one campaign, aggregated on the DuckDB mirror. */
 export interface InvalidIpRow {
@@ -42,11 +41,4 @@ export function selectInvalidIps(mirror: Pick<Mirror, 'query'>, page: InvalidIpP
       LIMIT $6`,
     [page.orgId, page.since, page.threshold, page.after?.ip ?? null, page.after?.campaign_id ?? '', page.limit],
   );
-}
-
-/** Names of the organization's campaigns among `ids` (the mirror holds no campaigns). */
-export async function selectCampaignNames(db: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: string; name: string }>('SELECT id, name FROM campaigns WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
-  return new Map(rows.map((row) => [row.id, row.name]));
 }

@@ -3,7 +3,8 @@ import type { Mirror } from '../analytics/mirror';
 import type { Queryable } from '../db/db';
 import type { Clock } from '../shared/ids';
 import { EXPORT_COLUMNS } from './export.model';
-import { selectCampaignNames, selectInvalidIps, type InvalidIpRow } from './export.repo';
+import { selectCampaignNames } from '../campaigns/campaigns.repo';
+import { selectInvalidIps, type InvalidIpRow } from './export.repo';
 import { orderReasons } from './risk-signals';
 import { selectInvalidThreshold } from './settings.repo';
 
@@ -39,6 +40,24 @@ export async function invalidClicksCsv(deps: ExportDeps, orgId: string, days: nu
       page = page.length < pageRows ? [] : await read(page[page.length - 1]!);
     },
   });
+}
+
+/**
+ * The same invalid IPs as the CSV, as rows, for callers that rank them (the MCP `invalid_clicks`
+ * tool): at most `maxRows`, `complete` false when there were more.
+ */
+export async function readInvalidIps(deps: ExportDeps, orgId: string, days: number, maxRows: number, pageRows = EXPORT_PAGE_ROWS) {
+  await deps.mirror.catchUp();
+  const threshold = await selectInvalidThreshold(deps.db, orgId);
+  const since = new Date(deps.clock().getTime() - days * DAY_MS);
+  const rows: InvalidIpRow[] = [];
+  for (let after: InvalidIpRow | null = null; ; ) {
+    const page = await selectInvalidIps(deps.mirror, { orgId, since, threshold, after, limit: Math.min(pageRows, maxRows + 1 - rows.length) });
+    rows.push(...page);
+    if (rows.length > maxRows) return { threshold, since, rows: rows.slice(0, maxRows), complete: false };
+    if (page.length < pageRows) return { threshold, since, rows, complete: true };
+    after = page[page.length - 1]!;
+  }
 }
 
 async function csvRows(db: Queryable, orgId: string, rows: readonly InvalidIpRow[]): Promise<string> {
