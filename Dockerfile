@@ -15,6 +15,8 @@ ARG BUN_IMAGE=oven/bun:1
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The web SDK is an npm workspace: its manifest is part of what `npm ci` checks the lock against.
+COPY sdk/web/package.json sdk/web/
 COPY patches/ patches/
 # Scripts off: no production dependency has one (a new one shows "hasInstallScript": true in
 # package-lock.json). The project's postinstall, the driver fix in patches/ (docs/operations.md),

@@ -46,7 +46,11 @@ if (!KINDS.includes(kind as Kind)) {
   console.error('usage: bun scripts/test-kind.ts unit|int|e2e [--list | bun test options]');
   process.exit(64);
 }
-const files = [...new Glob('test/**/*.test.ts').scanSync(ROOT)].sort().filter((file) => kindOf(join(ROOT, file)) === kind);
+// The web SDK's tests (sdk/web/test/) run in the same suite; they open nothing, so they are unit tests.
+const files = ['test/**/*.test.ts', 'sdk/web/test/**/*.test.ts']
+  .flatMap((pattern) => [...new Glob(pattern).scanSync(ROOT)])
+  .sort()
+  .filter((file) => kindOf(join(ROOT, file)) === kind);
 if (rest[0] === '--list') {
   console.log(files.join('\n'));
 } else {

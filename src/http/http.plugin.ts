@@ -37,10 +37,12 @@ export function isCorsPath(path: string): boolean {
   return path.startsWith('/api/sdk/') || path === '/api/protect/beacon';
 }
 
+/** Retry-After is exposed so a page's SDK can wait out a 429 as the spec's retry rule asks. */
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, X-SDK-Key',
+  'Access-Control-Expose-Headers': 'Retry-After',
   'Access-Control-Max-Age': '86400',
 };
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { runWaterfall } from '../../src/attribution/waterfall';
+import { newId } from '../../src/shared/ids';
 import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink } from '../support/fixtures';
@@ -48,6 +49,22 @@ for (const backend of backends()) {
         const skewed = await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, createdAt: minutesAgo(AT, -5), ip: null });
         expect((await runWaterfall(deps, waterfallInput(t, { clickId: later }))).method).toBe('ORGANIC');
         expect((await runWaterfall(deps, waterfallInput(t, { clickId: skewed }))).method).toBe('CLICK_ID');
+      });
+
+      test('with a clock, a click minted moments ago and still on its way to the database is waited for', async () => {
+        const t = await tenant(db);
+        const late = async (waterfallDeps: Parameters<typeof runWaterfall>[0]) => {
+          const clickId = newId();
+          const at = new Date();
+          const result = runWaterfall(waterfallDeps, waterfallInput(t, { clickId, at }));
+          // The click's batch is written a moment after the install arrived (a web landing page).
+          await Bun.sleep(150);
+          await insertClick(db, { ...ANDROID_PHONE, ipHasher, orgId: t.orgId, id: clickId, createdAt: at, ip: null });
+          return { clickId, result: await result };
+        };
+        const waited = await late({ ...deps, clock: () => new Date() });
+        expect(waited.result).toMatchObject({ method: 'CLICK_ID', clickId: waited.clickId });
+        expect((await late(deps)).result.method).toBe('ORGANIC');
       });
 
       test('re-attribution counts only clicks after the previous attribution', async () => {

@@ -199,6 +199,8 @@ describe('HTTP rules', () => {
       }
       const answered = await request('/api/sdk/v1/ping', { method: 'POST', headers: { origin: 'https://shop.example.com' } });
       expect(answered.headers.get('access-control-allow-origin')).toBe('*');
+      // A page can only read a 429's Retry-After (the SDK's retry rule) when it is exposed.
+      expect(answered.headers.get('access-control-expose-headers')).toBe('Retry-After');
     });
 
     test('the REST API sends no CORS headers, not even to a browser origin', async () => {

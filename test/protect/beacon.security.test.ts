@@ -137,6 +137,8 @@ describe('beacon rate limit', async () => {
     expect((await body(limited)).error).toBe('rate_limited');
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.headers.get('access-control-allow-origin')).toBe('*');
+    // Exposed, so a landing page's script can read how long to wait.
+    expect(limited.headers.get('access-control-expose-headers')).toBe('Retry-After');
     expect((await sendBeacon(t, {}, { headers: { 'x-forwarded-for': '198.51.100.91' } })).status).toBe(400);
   }, 60_000);
 });

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/db';
+import type { Clock } from '../../shared/ids';
 import type { IpHasher } from '../../shared/ip-hash';
+import type { ClickWaitDeps } from '../../tracking/click-arrival';
 import type { Attribution, AttributionMethod, ClickTouch, ImpressionTouch, WaterfallInput } from '../attribution.model';
 import type { SignalTouches, TimeRange } from '../attribution.repo';
 import type { ReferrerSignals } from '../link-params';
@@ -7,6 +9,9 @@ import type { ReferrerSignals } from '../link-params';
 export interface WaterfallDeps {
   db: Queryable;
   ipHasher: IpHasher;
+  /** With a clock, CLICK_ID waits for a click minted moments ago that is still on its way to the database. */
+  clock?: Clock;
+  clickWait?: Pick<ClickWaitDeps, 'timing' | 'sleep'>;
 }
 
 /** What every tier may read: the input, parsed signals, and reads shared between tiers (run at most once). */

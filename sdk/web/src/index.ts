@@ -1,0 +1,55 @@
+/**
+ * The web SDK of svc-attribution (docs/web-sdk.md): one SDK per page, configured once.
+ * From a bundler: `import { configure, logEvent } from 'svc-web-sdk'`; from a script tag, the
+ * same functions on the global `SvcSdk`.
+ */
+import type { ConsentStatus } from './consent';
+import type { EventOptions } from './events';
+import { browserEnv } from './page';
+import { Sdk } from './sdk';
+import type { OpenResponse, SdkConfig } from './types';
+
+export type { ConsentStatus } from './consent';
+export type { EventOptions } from './events';
+export type { Attribution, InstallResponse, OpenResponse, SdkConfig } from './types';
+export { SDK_VERSION } from './version';
+
+let current: Sdk | undefined;
+
+function sdk(): Sdk {
+  if (!current) throw new Error('svc: call configure() first');
+  return current;
+}
+
+/** Starts the SDK for this page; a second call replaces the first configuration. */
+export function configure(config: SdkConfig): void {
+  current?.stop();
+  current = undefined;
+  current = new Sdk(config, browserEnv());
+}
+
+/** `pending`, `granted` or `denied`. */
+export function consentStatus(): ConsentStatus {
+  return sdk().consentStatus();
+}
+
+export function setConsent(granted: boolean): void {
+  sdk().setConsent(granted);
+}
+
+export function logEvent(name: string, options?: EventOptions): void {
+  sdk().logEvent(name, options);
+}
+
+export function flush(): Promise<void> {
+  return sdk().flush();
+}
+
+export function open(url?: string): Promise<OpenResponse> {
+  return sdk().open(url);
+}
+
+/** Events waiting in the queue, and how many the 500-event cap has dropped. */
+export function queueStats(): { queued: number; dropped: number } {
+  return sdk().queueStats();
+}
