@@ -8,6 +8,7 @@ import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
+import { impressionsRoutes } from './growth/impressions.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { protectRoutes } from './protect/protect.routes';
 import { healthRoutes } from './health/health.routes';
@@ -41,6 +42,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(conversionsRoutes(services))
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
+    .use(impressionsRoutes(services))
     .use(sdkRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
