@@ -9,6 +9,7 @@ import { costsRoutes } from './costs/costs.routes';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
 import { impressionsRoutes } from './growth/impressions.routes';
+import { tvAiringsRoutes } from './growth/tv-airings.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { protectRoutes } from './protect/protect.routes';
 import { healthRoutes } from './health/health.routes';
@@ -43,6 +44,7 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
     .use(impressionsRoutes(services))
+    .use(tvAiringsRoutes(services))
     .use(sdkRoutes(services))
     .use(edgeRoutes(services))
     .use(ippoolRoutes(services))
