@@ -107,7 +107,7 @@ async function workingSet(tx: Queryable, orgId: string, spots: readonly Spot[]):
     const stored = await findAiringsBetween(tx, orgId, new Date(from), new Date(to));
     const all = [...spots, ...stored.map(spotOf)];
     // A stored airing's baseline looks back from its start: a new window ending up to the lookback earlier reaches it.
-    const touched = (index: number) => index < spots.length || reach.some((r) => all[index]!.airedAt > r.from && all[index]!.airedAt <= r.to);
+    const touched = (index: number) => index < spots.length || reach.some((r) => all[index]!.airedAt > r.from && all[index]!.airedAt < r.to);
     const groups = overlapGroups(all).filter((group) => group.some(touched));
     const members = groups.flat();
     const start = earliest(members.map((index) => all[index]!.airedAt));

@@ -111,6 +111,16 @@ for (const backend of backends()) {
         }
       });
 
+      test('not idempotent: the same call twice stores its impressions twice', async () => {
+        const org = await orgWithKey(db);
+        const call = { impressions: [{ ip: '192.0.2.20', ts: '2026-04-02T08:00:00Z', partner: 'p' }] };
+        expect(await body(await post(org.auth, call))).toEqual({ accepted: 1 });
+        expect(await body(await post(org.auth, call))).toEqual({ accepted: 1 });
+        const rows = await stored(org.orgId);
+        expect(rows).toHaveLength(2);
+        expect(rows[0]!.ip_day_hash).toBe(rows[1]!.ip_day_hash);
+      });
+
       test('5000 impressions in one call, audited with the key', async () => {
         const org = await orgWithKey(db);
         const { campaignId } = await insertCampaign(db, org.orgId);

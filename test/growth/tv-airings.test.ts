@@ -97,6 +97,21 @@ for (const backend of backends()) {
         expect(lifts[1]).toBeCloseTo(30, 6);
       });
 
+      test("a later import of an earlier spot takes its spike out of a stored spot's baseline", async () => {
+        const org = await orgWithKey(db);
+        await clicks(org.orgId, [...spread(T - 60 * MIN, 85, 85), ...spread(T, 100, 10)]);
+        await mirroredClicks(org.orgId);
+        await post(org.auth, { airings: [{ network: 'Later', aired_at: iso(T + 15 * MIN) }] });
+        const inflated = (await list(org.auth)).data[0];
+        expect(inflated.baseline_per_min).toBeCloseTo(130 / 30, 9);
+        expect(await body(await post(org.auth, { airings: [{ network: 'Earlier', aired_at: iso(T) }] }))).toEqual({ accepted: 1, attributed_airings: 1 });
+        const [later, earlier] = (await list(org.auth)).data;
+        expect(later).toMatchObject({ network: 'Later', id: inflated.id, baseline_per_min: 1, window_count: 10, lift: 0, attributed: false });
+        expect(earlier).toMatchObject({ network: 'Earlier', baseline_per_min: 1, window_count: 110, lift: 100, attributed: true });
+        const audits = await db.query<{ detail: Record<string, number> }>("SELECT detail FROM audit_log WHERE org_id = $1 AND entity = 'tv_airing' ORDER BY created_at", [org.orgId]);
+        expect(audits.map((a) => a.detail.rewritten)).toEqual([0, 1]);
+      });
+
       test('an offset in aired_at (+05:30) lands on the right minute', async () => {
         const org = await orgWithKey(db);
         await clicks(org.orgId, spread(T, 30, 10));
