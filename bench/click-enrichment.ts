@@ -28,7 +28,7 @@ const base: ClickRecord = {
   id: '', org_id: 'org', link_id: 'link', campaign_id: null, created_at: '2026-09-02T10:00:00.000Z', gclid: 'g', gbraid: null, wbraid: null,
   campaign_ext_id: null, ad_group_ext_id: null, creative_id: null, keyword: null, match_type: null, network: null, device: null, placement: null,
   target_id: null, loc_physical_ms: null, loc_interest_ms: null, ad_position: null, next_hop_url: 'https://shop.example.com/', transparent_param_present: true,
-  force_transparent: false, is_bot: false, latency_ms: 1, ip: null, ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null,
+  force_transparent: false, is_bot: false, latency_ms: 1, ip: null, ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null, region: null,
   os_family: null, os_version: null, device_type: null, drop_reason: null, params: null, route: null, risk_score: 0, risk_reasons: [],
 };
 const N = 100_000;

@@ -8,6 +8,8 @@ import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
+import { impressionsRoutes } from './growth/impressions.routes';
+import { tvAiringsRoutes } from './growth/tv-airings.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
 import { protectRoutes } from './protect/protect.routes';
 import { healthRoutes } from './health/health.routes';
@@ -50,6 +52,8 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(conversionsRoutes(services))
     .use(postbacksRoutes(services))
     .use(costsRoutes(services))
+    .use(impressionsRoutes(services))
+    .use(tvAiringsRoutes(services))
     .use(sdkRoutes(services))
     .use(beaconRoutes(services))
     .use(skanRoutes(services))

@@ -53,10 +53,24 @@ export function placeOf(found: unknown): Place {
   };
 }
 
+/** Decoded records by file offset, emptied when full: a network's addresses share one record. */
+const RECORD_CACHE_LIMIT = 10_000;
+
+function recordCache() {
+  const records = new Map<string | number, unknown>();
+  return {
+    get: (offset: string | number) => records.get(offset),
+    set(offset: string | number, record: unknown) {
+      if (records.size >= RECORD_CACHE_LIMIT) records.clear();
+      records.set(offset, record);
+    },
+  };
+}
+
 function openReader(path: string, options: MapOptions): Reader<Response> {
   try {
     const bytes = mapFile(path, options);
-    return new Reader<Response>(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return new Reader<Response>(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { cache: recordCache() });
   } catch (error) {
     throw new Error(`city database ${path}: ${(error as Error).message}`);
   }

@@ -13,11 +13,13 @@ export interface EventRow {
   currency: string | null;
   params: Record<string, unknown> | null;
   occurredAt: Date;
+  /** The region of the request's address, for POST /api/sdk/v1/events (docs/growth-imports.md, "Regions"). */
+  region: string | null;
 }
 
-const EVENT_COLUMNS = ['id', 'org_id', 'app_id', 'install_id', 'device_id_hash', 'name', 'value', 'currency', 'params', 'occurred_at'] as const;
+const EVENT_COLUMNS = ['id', 'org_id', 'app_id', 'install_id', 'device_id_hash', 'name', 'value', 'currency', 'params', 'occurred_at', 'region'] as const;
 
-const eventValues = (e: EventRow) => [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params, e.occurredAt.toISOString()];
+const eventValues = (e: EventRow) => [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params, e.occurredAt.toISOString(), e.region];
 
 /** A batch of events in multi-row statements. jsonb goes in as an object: both drivers serialise it. */
 export async function insertEvents(db: Db, events: readonly EventRow[]): Promise<number> {
@@ -26,8 +28,8 @@ export async function insertEvents(db: Db, events: readonly EventRow[]): Promise
 
 export async function insertEvent(db: Queryable, e: EventRow): Promise<void> {
   await db.query(
-    `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10::timestamptz)`,
-    [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params === null ? null : JSON.stringify(e.params), e.occurredAt.toISOString()],
+    `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::jsonb, $10::timestamptz, $11)`,
+    [e.id, e.orgId, e.appId, e.installId, e.deviceIdHash, e.name, e.value, e.currency, e.params === null ? null : JSON.stringify(e.params), e.occurredAt.toISOString(), e.region],
   );
 }
 

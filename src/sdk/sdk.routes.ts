@@ -3,6 +3,7 @@ import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { assertSdkPlatform } from '../auth/sdk-keys';
 import type { Config } from '../config';
 import { clientIp } from '../http/client-ip';
+import type { IpIntel } from '../ipintel/ip-intel';
 import type { Clock } from '../shared/ids';
 import type { IpHasher } from '../shared/ip-hash';
 import type { WriteBurst } from '../shared/write-burst';
@@ -19,6 +20,8 @@ type SdkServices = AuthDeps & {
   ipHasher: IpHasher;
   installForwarder: InstallForwarder;
   writeBurst: WriteBurst;
+  /** The region of the caller's address, stored with installs and events for regional TV airings. */
+  ipIntel: Pick<IpIntel, 'place'>;
 };
 
 /**
@@ -26,7 +29,9 @@ type SdkServices = AuthDeps & {
  * CORS, OPTIONS and the /api/sdk/* rate limit come from the HTTP rules plugin.
  */
 export function sdkRoutes(services: SdkServices) {
-  const { db, config, clock, ipHasher } = services;
+  const { db, config, clock, ipHasher, ipIntel } = services;
+  const callerIp = (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) =>
+    clientIp(request, server?.requestIP(request)?.address, config);
   const deps = { db, clock };
   const installDeps = { db, clock, ipHasher, forwarder: services.installForwarder, installWriter: createInstallWriter(db, { writeBurst: services.writeBurst }) };
   return new Elysia({ name: 'sdk' })
@@ -36,14 +41,17 @@ export function sdkRoutes(services: SdkServices) {
       '/api/sdk/v1/install',
       async ({ body, sdkApp, request, server, set }) => {
         assertSdkPlatform(sdkApp, body.platform);
-        const ip = clientIp(request, server?.requestIP(request)?.address, config);
-        const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip });
+        const ip = callerIp(request, server);
+        const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip, region: ipIntel.place(ip).region });
         set.status = outcome.status;
         return outcome.body;
       },
       { sdkKey: true, body: InstallRequest },
     )
-    .post('/api/sdk/v1/events', ({ body, sdkApp }) => recordEvents(deps, sdkApp, body), { sdkKey: true, body: EventsRequest })
+    .post('/api/sdk/v1/events', ({ body, sdkApp, request, server }) => recordEvents(deps, sdkApp, body, ipIntel.place(callerIp(request, server)).region), {
+      sdkKey: true,
+      body: EventsRequest,
+    })
     .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), { sdkKey: true, body: OpenRequest })
     .post(
       '/api/sdk/v1/push-token',

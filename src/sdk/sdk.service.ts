@@ -55,7 +55,7 @@ function paramsFit(params: Record<string, unknown>): boolean {
   return Buffer.byteLength(JSON.stringify(params), 'utf8') <= MAX_EVENT_PARAMS_BYTES;
 }
 
-export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRequest): Promise<{ accepted: number }> {
+export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRequest, region: string | null): Promise<{ accepted: number }> {
   const problems: Record<string, string[]> = {};
   request.events.forEach((event, index) => {
     if (event.params && !paramsFit(event.params)) problems[`events.${index}.params`] = [EVENT_PARAMS_ERROR];
@@ -75,6 +75,7 @@ export async function recordEvents(deps: SdkDeps, app: SdkApp, request: EventsRe
     currency: upper(event.currency),
     params: event.params ?? null,
     occurredAt: reportedTime(event.occurred_at, now, `events.${index}.occurred_at`),
+    region,
   }));
   return { accepted: await insertEvents(deps.db, rows) };
 }
@@ -96,6 +97,7 @@ export async function recordAdRevenue(deps: SdkDeps, app: SdkApp, request: AdRev
       currency: upper(event.currency) ?? 'USD',
       params: Object.fromEntries(Object.entries(detail).filter(([, value]) => value !== undefined && value !== null)),
       occurredAt: reportedTime(event.ts, now, `events.${index}.ts`),
+      region: null,
     };
   });
   return { accepted: await insertEvents(deps.db, rows), install_id: installId };
@@ -203,6 +205,7 @@ export async function recordSubscription(deps: SdkDeps, app: SdkApp, request: Su
         currency: upper(request.currency),
         params: { subscription_id: created.id, store: request.store, product_id: request.product_id },
         occurredAt,
+        region: null,
       });
       return { subscription_id: created.id, install_id: installId, linked: installId !== null, created: true };
     }

@@ -35,6 +35,8 @@ export interface ClickRecord {
   user_agent: string | null;
   referer: string | null;
   country: string | null;
+  /** The first-level subdivision (state, province) the city database gives for `ip`. */
+  region: string | null;
   os_family: string | null;
   os_version: string | null;
   device_type: string | null;

@@ -79,7 +79,7 @@ export const CLICK_DEFAULTS: Omit<ClickRecord, 'id' | 'org_id' | 'created_at' | 
   ad_group_ext_id: null, creative_id: null, keyword: null, match_type: null, network: null, device: null,
   placement: null, target_id: null, loc_physical_ms: null, loc_interest_ms: null, ad_position: null,
   transparent_param_present: false, force_transparent: false, is_bot: false, latency_ms: null, ip: null,
-  ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null, os_family: null,
+  ip_day_hash: null, household_hash: null, user_agent: null, referer: null, country: null, region: null, os_family: null,
   os_version: null, device_type: null, drop_reason: null, params: null, route: null,
   risk_score: 0, risk_reasons: [],
 };
@@ -101,7 +101,7 @@ export const CLICK_COLUMNS = [
   'loc_physical_ms', 'loc_interest_ms', 'ad_position', 'next_hop_url', 'transparent_param_present',
   'force_transparent', 'is_bot', 'latency_ms', 'ip', 'ip_day_hash', 'household_hash', 'user_agent', 'referer',
   'country', 'os_family', 'os_version', 'device_type', 'drop_reason', 'params', 'route',
-  'risk_score', 'risk_reasons',
+  'risk_score', 'risk_reasons', 'region',
 ] as const satisfies readonly (keyof ClickRecord)[];
 
 export const IMPRESSION_COLUMNS = [

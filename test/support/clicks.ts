@@ -35,6 +35,8 @@ export interface ClickOverrides {
   riskReasons?: string[];
   riskScore?: number;
   country?: string | null;
+  /** The region enrichment would give the address (a city database name such as "Bavaria"). */
+  region?: string | null;
   /** With an `ip`: its IP+day and household hashes are stored too, as the pipeline stores them. */
   ipHasher?: IpHasher;
 }
@@ -55,9 +57,9 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
     `INSERT INTO clicks (id, org_id, link_id, campaign_id, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id,
        creative_id, keyword, match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot,
        latency_ms, ip, ip_day_hash, household_hash, user_agent, os_family, os_version, device_type, drop_reason,
-       risk_score, risk_reasons, country)
+       risk_score, risk_reasons, country, region)
      VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-       $24, $25, $26, $27, $28, $29, $30::jsonb, $31)`,
+       $24, $25, $26, $27, $28, $29, $30::jsonb, $31, $32)`,
     [
       id,
       click.orgId,
@@ -90,6 +92,7 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
       click.riskScore ?? riskScore(click.riskReasons ?? []),
       JSON.stringify(click.riskReasons ?? []),
       click.country ?? null,
+      click.region ?? null,
     ],
   );
   return id;

@@ -14,7 +14,7 @@ export function makeClick(orgId: string, overrides: Partial<ClickRecord> = {}): 
     loc_physical_ms: null, loc_interest_ms: null, ad_position: null, next_hop_url: 'https://lp.example.com/?svc_click_id=x',
     transparent_param_present: false, force_transparent: false, is_bot: false, latency_ms: 0, ip: '8.8.8.8',
     ip_day_hash: null, household_hash: null, user_agent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)', referer: null,
-    country: null, os_family: null, os_version: null, device_type: null, drop_reason: null, params: { utm_source: 'x' },
+    country: null, region: null, os_family: null, os_version: null, device_type: null, drop_reason: null, params: { utm_source: 'x' },
     route: null, risk_score: 0, risk_reasons: [],
     ...overrides,
   };

@@ -17,8 +17,8 @@ export interface IngestionOptions {
   /** Crawler ranges to verify against; default: the snapshots under bot-ranges/. */
   ranges?: EngineRanges;
   steps?: readonly IngestionStep[];
-  /** The IP type source for risk scoring; default openIpIntel(ipIntelOptions). */
-  ipIntel?: Pick<IpIntel, 'ipType'>;
+  /** The IP type source for risk scoring and the region source; default openIpIntel(ipIntelOptions). */
+  ipIntel?: Pick<IpIntel, 'ipType' | 'place'>;
   /** Where the shipped IP data is cached (ipIntelOptionsFor(config)); the same on every thread. */
   ipIntelOptions?: IpIntelOptions;
 }

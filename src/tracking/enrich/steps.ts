@@ -19,8 +19,8 @@ export interface StepContext {
   geo: GeoLookup;
   crawlers: CrawlerVerifier;
   ipHasher: IpHasher;
-  /** The IP type (datacenter, mobile, residential) for the datacenter_ip risk signal. */
-  ipIntel: Pick<IpIntel, 'ipType'>;
+  /** The IP type (datacenter, mobile, residential) for the datacenter_ip risk signal; the region for TV attribution. */
+  ipIntel: Pick<IpIntel, 'ipType' | 'place'>;
   /** Recent clicks per IP and link, for the rapid_repeat risk signal. */
   repeats: RepeatWindow;
 }
@@ -154,5 +154,13 @@ export const ipIdentityStep: IngestionStep = {
   },
 };
 
+/** The region of the address, which regional TV airings count traffic by (docs/growth-imports.md). */
+export const regionStep: IngestionStep = {
+  name: 'region',
+  run({ click }, { ipIntel }) {
+    click.region = click.ip ? ipIntel.place(click.ip).region : null;
+  },
+};
+
 /** The pipeline, in order. Every step runs on every click; drops only label it. */
-export const STEPS: readonly IngestionStep[] = [validateStep, geoStep, userAgentStep, verifiedCrawlerStep, botStep, ipIdentityStep, riskStep];
+export const STEPS: readonly IngestionStep[] = [validateStep, geoStep, userAgentStep, verifiedCrawlerStep, botStep, ipIdentityStep, riskStep, regionStep];

@@ -18,7 +18,7 @@ const CLICK_COLUMN_TYPES: Record<(typeof CLICK_COLUMNS)[number], string> = {
   transparent_param_present: 'boolean', force_transparent: 'boolean', is_bot: 'boolean', latency_ms: 'integer',
   ip: 'text', ip_day_hash: 'text', household_hash: 'text', user_agent: 'text', referer: 'text', country: 'text',
   os_family: 'text', os_version: 'text', device_type: 'text', drop_reason: 'text', params: 'jsonb',
-  route: 'jsonb', risk_score: 'integer', risk_reasons: 'jsonb',
+  route: 'jsonb', risk_score: 'integer', risk_reasons: 'jsonb', region: 'text',
 };
 const IMPRESSION_COLUMN_TYPES: Record<(typeof IMPRESSION_COLUMNS)[number], string> = {
   id: 'text', org_id: 'text', campaign_id: 'text', app_id: 'text', creative_id: 'text', placement: 'text',

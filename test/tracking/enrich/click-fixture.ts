@@ -45,6 +45,7 @@ export function rawClick(overrides: Partial<ClickRecord> = {}): ClickRecord {
     user_agent: IPHONE,
     referer: null,
     country: null,
+    region: null,
     os_family: null,
     os_version: null,
     device_type: null,

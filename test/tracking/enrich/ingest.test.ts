@@ -148,7 +148,7 @@ describe('click enrichment: drops', () => {
 
 describe('the pipeline', () => {
   test('is a list of named steps, in order', () => {
-    expect(STEPS.map((step) => step.name)).toEqual(['validate', 'geo', 'user_agent', 'verified_crawler', 'bot', 'ip_identity']);
+    expect(STEPS.map((step) => step.name)).toEqual(['validate', 'geo', 'user_agent', 'verified_crawler', 'bot', 'ip_identity', 'risk', 'region']);
   });
 
   test('a failing step is skipped and the click is still returned, enriched by the other steps', () => {

@@ -1,0 +1,20 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { strictBody } from '../http/strict-body';
+import { TvAiringsBody, TvAiringsQuery } from './tv-airings.model';
+import { importAirings, listOrgAirings, type TvAiringDeps } from './tv-airings.service';
+
+/** TV airing import with its attribution, and the list of airings (docs/growth-imports.md). */
+export function tvAiringsRoutes(services: AuthDeps & TvAiringDeps) {
+  return new Elysia({ name: 'tv-airings-routes' })
+    .use(authPlugin(services))
+    .post('/api/v1/tv-airings', ({ body, principal }) => importAirings(services, principal, body.airings), {
+      apiKey: true,
+      body: TvAiringsBody,
+      transform: strictBody(TvAiringsBody),
+    })
+    .get('/api/v1/tv-airings', async ({ query, principal }) => ({ data: await listOrgAirings(services, principal.orgId, query.limit ?? 100) }), {
+      apiKey: true,
+      query: TvAiringsQuery,
+    });
+}
