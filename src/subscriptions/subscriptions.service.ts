@@ -141,6 +141,8 @@ export async function applyNotice({ db }: SubscriptionsDeps, notice: StoreNotice
         name: step.event.name,
         value: step.event.value,
         currency: step.event.value === null ? null : notice.currency ?? row.currency,
+        // A store's server sent it, not the device: no address to place.
+        region: null,
         params: {
           subscription_id: row.id,
           store: notice.store,

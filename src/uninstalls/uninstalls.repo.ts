@@ -77,6 +77,8 @@ export async function markUninstalled(db: Db, input: { installId: string; token:
       name: 'uninstall',
       value: null,
       currency: null,
+      // No visitor request behind it, so no address to place.
+      region: null,
       params: { campaign_id: install.campaign_id, provider: input.provider },
       occurredAt: input.at,
     });
