@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/db';
 import type { StoredBeacon } from './beacon.model';
-import type { ClickRisk } from './risk-signals';
 
 /** SQL of the beacon: the click it names, its merged row in click_beacons, and click risk updates. */
 
@@ -111,17 +110,6 @@ export async function unflaggedFingerprintClicks(
         AND c.id <> $4 AND NOT c.risk_reasons @> '["fingerprint_reuse"]'::jsonb
       ORDER BY c.id FOR UPDATE OF c`,
     [orgId, fingerprint, since.toISOString(), exceptClickId],
-  );
-}
-
-/** Stores new scores and reasons, any number of clicks in one statement. */
-export async function setClickRisks(tx: Queryable, risks: readonly (ClickRisk & { id: string })[]): Promise<void> {
-  if (risks.length === 0) return;
-  await tx.query(
-    `UPDATE clicks c SET risk_score = r.risk_score, risk_reasons = r.risk_reasons
-       FROM jsonb_to_recordset($1::jsonb) AS r(id text, risk_score integer, risk_reasons jsonb)
-      WHERE c.id = r.id`,
-    [JSON.stringify(risks)],
   );
 }
 

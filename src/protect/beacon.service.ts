@@ -10,11 +10,11 @@ import {
   lockBeaconClick,
   lockFingerprint,
   mergeBeacon,
-  setClickRisks,
   unflaggedFingerprintClicks,
   type BeaconClick,
   type BeaconFields,
 } from './beacon.repo';
+import { setClickRisks } from './click-risk.repo';
 import { FINGERPRINT_REUSE, replaceFamily, riskOf, type ClickRisk } from './risk-signals';
 
 /** The landing-page beacon (docs/protect.md): stored per click, then the click rescored. */

@@ -30,12 +30,18 @@ export async function rescoreClick(
     );
     if (!click) return null;
     const risk = click.is_bot ? riskOf([]) : riskOf(replaceFamily(click.risk_reasons ?? [], family, await find(click, tx)));
-    await tx.query(`UPDATE clicks SET risk_score = $3, risk_reasons = $4::jsonb WHERE id = $1 AND org_id = $2`, [
-      clickId,
-      orgId,
-      risk.risk_score,
-      JSON.stringify(risk.risk_reasons),
-    ]);
+    await setClickRisks(tx, [{ id: clickId, ...risk }]);
     return risk;
   });
+}
+
+/** Stores new scores and reasons, any number of clicks in one statement. */
+export async function setClickRisks(tx: Queryable, risks: readonly (ClickRisk & { id: string })[]): Promise<void> {
+  if (risks.length === 0) return;
+  await tx.query(
+    `UPDATE clicks c SET risk_score = r.risk_score, risk_reasons = r.risk_reasons
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, risk_score integer, risk_reasons jsonb)
+      WHERE c.id = r.id`,
+    [JSON.stringify(risks)],
+  );
 }
