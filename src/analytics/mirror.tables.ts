@@ -12,4 +12,5 @@ export const MIRRORED_TABLES: readonly string[] = [
   'installs',
   'events',
   'subscriptions',
+  'campaigns',
 ];

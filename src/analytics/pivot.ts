@@ -1,0 +1,130 @@
+import type { Mirror } from './mirror';
+
+/**
+ * The campaigns report: one row per UTC day and campaign with clicks, installs, conversions,
+ * revenue and spend, read from the DuckDB mirror (docs/analytics.md, "Campaign pivot"). The SQL
+ * is plain enough to run unchanged on Postgres, which bench/pivot.ts does to compare the two.
+ */
+export interface PivotRow {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** null: clicks of links without a campaign, organic installs, unattributed conversions. */
+  campaign_id: string | null;
+  campaign: string | null;
+  clicks: number;
+  installs: number;
+  conversions: number;
+  revenue: number;
+  spend: number;
+  /** spend / installs; null without installs. */
+  cpi: number | null;
+  /** revenue / spend; null without spend. */
+  roas: number | null;
+}
+
+export interface PivotQuery {
+  orgId: string;
+  /** YYYY-MM-DD, inclusive. */
+  from: string;
+  /** YYYY-MM-DD, inclusive. */
+  to: string;
+}
+
+/** In-app events whose value is revenue: SDK purchases and ad revenue (docs/sdk.md). */
+export const REVENUE_EVENTS = ['purchase', 'ad_revenue'] as const;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+
+/**
+ * $1 organization, $2 and $3 the window's first instant and the instant after it (UTC text),
+ * $4 and $5 its first and last day. Each source is grouped on its own, then the groups are
+ * added up, so no source multiplies another's rows. Clicks an ingestion step dropped (bots,
+ * blocked) do not count; revenue is the day's, by the campaign of the install that made it.
+ */
+export const PIVOT_SQL = `
+WITH facts AS (
+  SELECT CAST(created_at AT TIME ZONE 'UTC' AS DATE) AS day, campaign_id,
+         count(*) AS clicks, 0 AS installs, 0 AS conversions, 0 AS revenue, 0 AS spend
+    FROM clicks
+   WHERE org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
+     AND drop_reason IS NULL
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT CAST(installed_at AT TIME ZONE 'UTC' AS DATE), campaign_id, 0, count(*), 0, 0, 0
+    FROM installs
+   WHERE org_id = $1 AND installed_at >= CAST($2 AS TIMESTAMPTZ) AND installed_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT CAST(created_at AT TIME ZONE 'UTC' AS DATE), campaign_id, 0, 0, count(*), coalesce(sum(value), 0), 0
+    FROM conversions
+   WHERE org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT CAST(e.occurred_at AT TIME ZONE 'UTC' AS DATE), i.campaign_id, 0, 0, 0, coalesce(sum(e.value), 0), 0
+    FROM events e
+    LEFT JOIN installs i ON i.app_id = e.app_id AND i.device_id_hash = e.device_id_hash AND i.org_id = $1
+   WHERE e.org_id = $1 AND e.name IN ('${REVENUE_EVENTS.join("', '")}')
+     AND e.occurred_at >= CAST($2 AS TIMESTAMPTZ) AND e.occurred_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT day, campaign_id, 0, 0, 0, 0, sum(spend)
+    FROM costs
+   WHERE org_id = $1 AND day >= CAST($4 AS DATE) AND day <= CAST($5 AS DATE)
+   GROUP BY 1, 2
+)
+SELECT f.day, f.campaign_id, c.name AS campaign,
+       CAST(sum(f.clicks) AS BIGINT) AS clicks,
+       CAST(sum(f.installs) AS BIGINT) AS installs,
+       CAST(sum(f.conversions) AS BIGINT) AS conversions,
+       CAST(sum(f.revenue) AS DOUBLE PRECISION) AS revenue,
+       CAST(sum(f.spend) AS DOUBLE PRECISION) AS spend
+  FROM facts f
+  LEFT JOIN campaigns c ON c.id = f.campaign_id AND c.org_id = $1
+ GROUP BY f.day, f.campaign_id, c.name
+ ORDER BY f.day, f.campaign_id NULLS FIRST`;
+
+/** The parameters of PIVOT_SQL for a window; throws on a day that is not YYYY-MM-DD or a window that ends before it starts. */
+export function pivotParams(q: PivotQuery): string[] {
+  const start = dayStart(q.from);
+  const end = dayStart(q.to);
+  if (end < start) throw new RangeError(`pivot window ends (${q.to}) before it starts (${q.from})`);
+  return [q.orgId, new Date(start).toISOString(), new Date(end + DAY_MS).toISOString(), q.from, q.to];
+}
+
+function dayStart(day: string): number {
+  const time = DAY.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== day) throw new RangeError(`not a day (YYYY-MM-DD): ${day}`);
+  return time;
+}
+
+/** A row of PIVOT_SQL as either store returns it (numbers, a Date or a text day) to a PivotRow. */
+export function toPivotRow(raw: Record<string, unknown>): PivotRow {
+  const installs = Number(raw.installs);
+  const revenue = Number(raw.revenue);
+  const spend = Number(raw.spend);
+  return {
+    day: raw.day instanceof Date ? raw.day.toISOString().slice(0, 10) : String(raw.day).slice(0, 10),
+    campaign_id: (raw.campaign_id as string | null) ?? null,
+    campaign: (raw.campaign as string | null) ?? null,
+    clicks: Number(raw.clicks),
+    installs,
+    conversions: Number(raw.conversions),
+    revenue,
+    spend,
+    cpi: installs > 0 ? spend / installs : null,
+    roas: spend > 0 ? revenue / spend : null,
+  };
+}
+
+/**
+ * The organization's pivot for the days `from` to `to` (inclusive, UTC), oldest day first and
+ * rows without a campaign first within a day. The mirror catches up first, so a cost import or
+ * a conversion written a moment ago is in it.
+ */
+export async function campaignPivot(mirror: Pick<Mirror, 'query' | 'catchUp'>, q: { orgId: string; from: string; to: string }): Promise<PivotRow[]> {
+  const params = pivotParams(q);
+  await mirror.catchUp();
+  const rows = await mirror.query<Record<string, unknown>>(PIVOT_SQL, params);
+  return rows.map(toPivotRow);
+}
