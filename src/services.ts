@@ -20,6 +20,9 @@ import type { TrackingListeners } from './tracking/listeners/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
+import { countingClicks, createClickCounter, type ClickCounter } from './analytics/realtime.counter';
+import { realtimeSnapshot } from './analytics/realtime';
+import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime.streams';
 
 /**
  * The long-lived parts one node runs beside its routes. main.ts builds them once; tests build
@@ -46,6 +49,13 @@ export interface Services {
   clickPipeline: Tracking['clickPipeline'];
   /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror.ts). */
   mirror: Mirror;
+  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime.counter.ts). */
+  clickCounter: ClickCounter;
+  /**
+   * The realtime event streams open on this node (src/dashboard/realtime/realtime.streams.ts);
+   * main.ts closes them before it waits for the requests in flight.
+   */
+  realtimeStreams: RealtimeStreams;
   /** Sends queued outbound postbacks (src/postbacks/postbacks.worker.ts). */
   postbackWorker: PostbackWorker;
   /** Rows the hot write paths commit; while they pour in, the mirror waits (src/shared/write-burst.ts). */
@@ -126,10 +136,14 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     pendingBeacons.start();
   }
   const installForwarder = createInstallForwarder({ db, config });
+  const clock = options.clock ?? systemClock;
+  const clickCounter = createClickCounter({ db, clock });
+  clickCounter.start();
+  const realtimeStreams = createRealtimeStreams((orgId) => realtimeSnapshot({ db, clock, clickCounter }, orgId));
   return {
     config,
     db,
-    clock: options.clock ?? systemClock,
+    clock,
     rateLimiter,
     apiKeyCache: createApiKeyCache(db),
     sdkKeyCache: createSdkKeyCache(db),
@@ -138,7 +152,11 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     linkChanges,
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,
+    // Every click journaled is counted for the realtime counters the moment it is answered.
+    clickPipeline: countingClicks(tracking.clickPipeline, clickCounter),
     mirror,
+    clickCounter,
+    realtimeStreams,
     writeBurst,
     postbackWorker,
     lateMatcher,
@@ -157,9 +175,11 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
       // The mirror is last, after every flusher, so the rows they wrote reach DuckDB before it closes.
       const failures: unknown[] = [];
       const parts = [
+        async () => realtimeStreams.close(),
         () => installForwarder.stop(),
         // The listeners' journals and this thread's are written side by side.
         () => settleAll([stopTracking(tracking), listeners?.stop()]),
+        () => clickCounter.stop(),
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
         () => pendingBeacons.stop(),
