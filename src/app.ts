@@ -6,6 +6,8 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { dashboardExportRoutes } from './dashboard/export/export.routes';
+import { realtimeRoutes } from './dashboard/realtime/realtime.routes';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
@@ -51,7 +53,9 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(protectRoutes(services))
     .use(integrationsRoutes(services))
     .use(protectSyncRoutes(services))
-    .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }));
+    .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }))
+    .use(realtimeRoutes(services))
+    .use(dashboardExportRoutes(services));
   routes = [...app.routes, ...declaredRoutes(native)];
   return app;
 }
