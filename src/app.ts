@@ -6,8 +6,15 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { dashboardAppsRoutes } from './dashboard/api/apps.routes';
+import { dashboardLinksRoutes } from './dashboard/api/links.routes';
 import { dashboardExportRoutes } from './dashboard/export/export.routes';
 import { realtimeRoutes } from './dashboard/realtime/realtime.routes';
+import { assetsRoutes } from './dashboard/web/assets.routes';
+import { webRoutes } from './dashboard/web/web.routes';
+import { openApiDocument, type RouteSource } from './openapi/openapi.document';
+import { openApiRoutes } from './openapi/openapi.routes';
+import { TRACKING_ROUTE_DOCS } from './tracking/redirect/tracking.docs';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
 import { postbacksRoutes } from './postbacks/postbacks.routes';
@@ -33,6 +40,9 @@ import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
  */
 function createApp(services: Services, native: NativeRoutes) {
   let routes: readonly { method: string; path: string }[] = [];
+  let document: Record<string, unknown> | undefined;
+  let served: readonly RouteSource[] = [];
+  const { config } = services;
   const app = new Elysia({ strictPath: true })
     .use(httpPlugin(services, () => routes))
     .use(healthRoutes(services))
@@ -55,8 +65,15 @@ function createApp(services: Services, native: NativeRoutes) {
     .use(protectSyncRoutes(services))
     .use(routeTestRoutes({ ...services, lookupPool: (orgId, ip) => lookupIp(services, orgId, ip) }))
     .use(realtimeRoutes(services))
-    .use(dashboardExportRoutes(services));
+    .use(dashboardExportRoutes(services))
+    .use(dashboardLinksRoutes(services))
+    .use(dashboardAppsRoutes(services))
+    .use(assetsRoutes())
+    .use(webRoutes(services))
+    // Built on first use, from every route composed here (`served` is complete by then).
+    .use(openApiRoutes(() => (document ??= openApiDocument({ version: config.version, baseUrl: config.baseUrl, trackingUrl: config.trackingUrl, routes: served, tracking: TRACKING_ROUTE_DOCS }))));
   routes = [...app.routes, ...declaredRoutes(native)];
+  served = app.routes as readonly RouteSource[];
   return app;
 }
 
