@@ -30,5 +30,6 @@ export function ingestRoutes(deps: IngestRoutesDeps) {
     },
     body: IngestBody,
     transform: strictBody(IngestBody),
+    detail: { security: [{ ingestSignature: [] }] },
   });
 }
