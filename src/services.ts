@@ -20,7 +20,7 @@ import type { TrackingListeners } from './tracking/listeners/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
-import { countingClicks, createClickCounter, type ClickCounter } from './analytics/realtime.counter';
+import { createClickCounter, type ClickCounter } from './analytics/realtime.counter';
 import { realtimeSnapshot } from './analytics/realtime';
 import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime.streams';
 
@@ -107,7 +107,10 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   const linkChanges = createLinkChanges(db);
   if (workers) await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
-  const tracking = await startTracking({ config, db, linkChanges, ipHasher });
+  const clock = options.clock ?? systemClock;
+  // Every click journaled is counted for the realtime counters the moment it is answered.
+  const clickCounter = createClickCounter({ db, clock });
+  const tracking = await startTracking({ config, db, linkChanges, ipHasher }, { pipeline: { onClick: (click) => clickCounter.count(click.org_id, click.created_at) } });
   let listeners: Pick<TrackingListeners, 'pending' | 'writerState' | 'stop'> | undefined;
   const writeBurst = createWriteBurst();
   // The mirror waits while redirects have a backlog or conversions and installs pour in:
@@ -136,8 +139,6 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     pendingBeacons.start();
   }
   const installForwarder = createInstallForwarder({ db, config });
-  const clock = options.clock ?? systemClock;
-  const clickCounter = createClickCounter({ db, clock });
   clickCounter.start();
   const realtimeStreams = createRealtimeStreams((orgId) => realtimeSnapshot({ db, clock, clickCounter }, orgId));
   return {
@@ -152,8 +153,6 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     linkChanges,
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,
-    // Every click journaled is counted for the realtime counters the moment it is answered.
-    clickPipeline: countingClicks(tracking.clickPipeline, clickCounter),
     mirror,
     clickCounter,
     realtimeStreams,

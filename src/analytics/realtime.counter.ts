@@ -105,12 +105,3 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
     },
   };
 }
-
-/** The pipeline with every recorded click counted too (after it is journaled: a click that fails to journal is not answered). */
-export function countingClicks<P extends { recordClick(click: { org_id: string; created_at: string }, query?: string): void }>(pipeline: P, counter: Pick<ClickCounter, 'count'>): P {
-  const recordClick: P['recordClick'] = (click, query) => {
-    pipeline.recordClick(click, query);
-    counter.count(click.org_id, click.created_at);
-  };
-  return Object.assign(Object.create(null) as P, pipeline, { recordClick });
-}

@@ -8,6 +8,7 @@ import { insertConversion, insertInstall } from '../support/facts';
 import { insertApp, insertLink } from '../support/fixtures';
 import { eventually } from '../support/wait';
 import { registerAccount } from '../protect/support';
+import { ingest } from '../edge/support';
 
 const decoder = new TextDecoder();
 
@@ -81,6 +82,18 @@ for (const backend of backends()) {
       await t.services.clickCounter.flush();
       expect(await body(await realtime(me.cookie))).toMatchObject({ clicks: 2, installs: 1, conversions: 1 });
       expect(await body(await realtime(them.cookie))).toMatchObject({ clicks: 1, installs: 0, conversions: 1 });
+    });
+
+    test("an edge worker's clicks count on the minute of their own time; older than the window, not at all", async () => {
+      const me = await registerAccount(t);
+      const { slug } = await insertLink(db, me.orgId);
+      const fiveAgo = new Date(Date.now() - 5 * MINUTE_MS);
+      const res = await ingest(t, [{ slug, ts: fiveAgo.toISOString() }, { slug, ts: new Date(Date.now() - 20 * MINUTE_MS).toISOString() }]);
+      expect(res.status).toBe(200);
+      const counters = await body(await realtime(me.cookie));
+      expect(counters.clicks).toBe(1);
+      const entry = counters.per_minute.find((m: { minute: string }) => Date.parse(m.minute) === minuteOf(fiveAgo.getTime()));
+      expect(entry.clicks).toBe(1);
     });
 
     test('another node counts this node\'s clicks within two seconds', async () => {

@@ -5,7 +5,7 @@
  * forwarded to the main thread's app (src/http/forwarding.ts). Started by listeners.ts.
  */
 import type { Server } from 'bun';
-import { countingClicks, createClickCounter } from '../../analytics/realtime.counter';
+import { createClickCounter } from '../../analytics/realtime.counter';
 import { openPostgres } from '../../db/postgres';
 import { ipIntelOptionsFor, openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';
@@ -33,19 +33,20 @@ async function start({ config, dataDir, forward }: ListenerInit) {
   const ipHasher = createIpHasher(config.sessionSecret);
   // Link changes reach this thread from the main thread (listeners.ts), not from Postgres.
   const linkChanges = linkChangeSubscribers();
+  // This thread's clicks reach the realtime counters the way the main thread's do.
+  const clickCounter = createClickCounter({ db, clock: systemClock });
   const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, ipHasher, dataDir), {
     backlogLimit: config.clickBacklog,
     journal: { syncMs: config.journalSyncMs },
+    onClick: (click) => clickCounter.count(click.org_id, click.created_at),
   });
-  // This thread's clicks reach the realtime counters the way the main thread's do.
-  const clickCounter = createClickCounter({ db, clock: systemClock });
   let server: Server<undefined> | undefined;
   try {
     await clickPipeline.start();
     clickCounter.start();
     const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' });
     await linkCache.start();
-    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline: countingClicks(clickPipeline, clickCounter), clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel(ipIntelOptionsFor(config)) };
+    const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel(ipIntelOptionsFor(config)) };
     const toMainThread = forwardTo(forward);
     const routes = nativeTrackingRoutes(deps);
     server = Bun.serve({
