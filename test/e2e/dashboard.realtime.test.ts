@@ -12,10 +12,13 @@ setDefaultTimeout(180_000);
 const BOOT_MS = 120_000;
 const backends = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
 
-for (const backend of backends) {
-  describe(`the realtime stream of a real server on ${backend}`, () => {
-    test('counts a click at once and ends cleanly when the node stops', async () => {
-      const env: Record<string, string> = {};
+/** On Postgres also with tracking listener threads: clicks they answer reach the stream too. */
+const cases = backends.flatMap((backend) => [{ backend, threads: 0 }, ...(backend === 'postgres' ? [{ backend, threads: 2 }] : [])]);
+
+for (const { backend, threads } of cases) {
+  describe(`the realtime stream of a real server on ${backend}, ${threads} listener threads`, () => {
+    test('counts clicks at once and ends cleanly when the node stops', async () => {
+      const env: Record<string, string> = { TRACKING_THREADS: String(threads) };
       if (backend === 'postgres') env.DATABASE_URL = (await createPostgres({ migrated: false })).url;
       const server = await startServer(env, { timeoutMs: BOOT_MS });
       const base = `http://localhost:${server.port}`;
@@ -39,17 +42,24 @@ for (const backend of backends) {
         const reader = stream.body!.getReader();
         const decoder = new TextDecoder();
         let text = '';
-        const waitFor = async (pattern: RegExp) => {
+        // The stream polls once a second and nodes add their counts every 0.5 s: 5 s is plenty.
+        const waitFor = async (pattern: RegExp, timeoutMs = 5_000) => {
+          const deadline = Date.now() + timeoutMs;
           while (!pattern.test(text)) {
-            const { value, done } = await reader.read();
-            if (done) throw new Error(`stream ended before ${pattern}: ${text}`);
-            text += decoder.decode(value);
+            const timeout = Bun.sleep(Math.max(0, deadline - Date.now())).then(() => 'timeout' as const);
+            const read = await Promise.race([reader.read(), timeout]);
+            if (read === 'timeout') throw new Error(`no ${pattern} within ${timeoutMs} ms: ${text.slice(-300)}`);
+            if (read.done) throw new Error(`stream ended before ${pattern}: ${text}`);
+            text += decoder.decode(read.value);
           }
         };
         await waitFor(/"clicks":0,/);
-        const click = await fetch(`${base}/c/rt-link`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } });
-        expect(click.status).toBe(302);
-        await waitFor(/"clicks":1,/);
+        // A connection each, so the kernel spreads them over the threads sharing the port.
+        for (let i = 0; i < 8; i++) {
+          const click = await fetch(`${base}/c/rt-link`, { redirect: 'manual', headers: { connection: 'close', 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } });
+          expect(click.status).toBe(302);
+        }
+        await waitFor(/"clicks":8,/);
 
         const stopping = performance.now();
         server.proc.kill('SIGTERM');
