@@ -61,6 +61,6 @@ export function docsPage(document: Json): Html {
       ([name, scheme]) => html`<dt id="auth-${name}"><code>${name}</code></dt><dd>${scheme.description}</dd>`,
     )}</dl></section>
 ${tags.map((tag) => html`<section class="panel" id="${anchor(tag)}"><h2>${tag}</h2>${byTag.get(tag)}</section>`)}`,
-    'wide',
+    { wide: true, script: false },
   );
 }

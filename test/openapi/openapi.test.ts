@@ -79,6 +79,7 @@ for (const backend of backends()) {
       const page = await res.text();
       for (const path of Object.keys(document.paths)) expect(page).toContain(`<code>${path.replaceAll('&', '&amp;')}</code>`);
       expect(page).toContain('/api/openapi.json');
+      expect(page).not.toContain('<script');
     });
   });
 }

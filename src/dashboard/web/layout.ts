@@ -15,7 +15,7 @@ export const NAVIGATION = [
 
 export type NavPath = (typeof NAVIGATION)[number]['path'];
 
-function head(title: string, charts: boolean): Html {
+function head(title: string, charts: boolean, script = true): Html {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -23,7 +23,7 @@ function head(title: string, charts: boolean): Html {
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('/assets/app.css')}">
 ${charts ? html`<link rel="stylesheet" href="${assetUrl('/assets/uplot.css')}"><script src="${assetUrl('/assets/uplot.js')}" defer></script>` : ''}
-<script src="${assetUrl('/assets/app.js')}" defer></script>
+${script ? html`<script src="${assetUrl('/assets/app.js')}" defer></script>` : ''}
 </head>`;
 }
 
@@ -50,11 +50,11 @@ ${content}
 }
 
 /** A page outside the session (sign-in, sign-up, the API reference): no navigation. */
-export function publicPage(title: string, content: Html, width: 'narrow' | 'wide' = 'narrow'): Html {
+export function publicPage(title: string, content: Html, options: { wide?: boolean; script?: boolean } = {}): Html {
   return html`<html lang="en">
-${head(title, false)}
+${head(title, false, options.script ?? true)}
 <body>
-<main id="main"${width === 'narrow' ? html` class="auth"` : ''}>
+<main id="main"${options.wide ? '' : html` class="auth"`}>
 <h1>${title}</h1>
 ${content}
 </main>
