@@ -103,7 +103,9 @@ function operationId(method: string, path: string): string {
 
 function operationOf(route: RouteSource): Json {
   const hooks = route.hooks ?? {};
-  const { responses: extraResponses, security, ...detail } = (hooks.detail ?? {}) as Json & { responses?: Json; security?: Json[] };
+  const { responses: extraResponses, security: declaredSecurity, ...detail } = (hooks.detail ?? {}) as Json & { responses?: Json; security?: Json[] };
+  // Each requirement once, in order: a route's detail and its auth option's are merged by concatenation.
+  const security = declaredSecurity && [...new Map(declaredSecurity.map((requirement) => [JSON.stringify(requirement), requirement])).values()];
   const parameters = [
     ...(isSchema(hooks.params) ? parametersOf('path', hooks.params) : [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }))),
     ...parametersOf('query', hooks.query),
