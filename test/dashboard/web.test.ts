@@ -113,6 +113,9 @@ for (const backend of backends()) {
         const etag = res.headers.get('etag')!;
         expect((await t.request(path!, { headers: { 'if-none-match': etag } })).status).toBe(304);
       }
+      const icon = await get('/favicon.ico');
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get('content-type')).toBe('image/gif');
     });
   });
 }

@@ -28,7 +28,9 @@ const backends = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
  */
 async function until(page: Page, expression: string, timeoutMs = STEP_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate<boolean>(`(() => { try { return Boolean(${expression}); } catch { return false; } })()`))) {
+  const check = () => page.evaluate<boolean>(`(() => { try { return Boolean(${expression}); } catch { return false; } })()`);
+  // A page navigating meanwhile (a reload after a save) has no context to evaluate in: try again.
+  while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
     await Bun.sleep(50);
   }
@@ -144,8 +146,10 @@ for (const backend of backends) {
 
       const saved = { version: 1, rules: [{ name: 'ios', if: { os: ['ios'] }, then: { url: 'https://ios.example.com/' } }], fallback: { url: 'https://web.example.com/fallback' } };
       await rules.fill(JSON.stringify(saved));
+      // The script reloads the page once the save is answered.
+      const reloaded = page.waitForEvent('load');
       await page.getByRole('button', { name: 'Save' }).click();
-      await page.waitForLoadState('load');
+      await reloaded;
       await until(page, `document.querySelector('textarea[name="rules"]').value.includes('ios.example.com')`);
       expect(JSON.parse(await rules.inputValue())).toEqual(saved);
 

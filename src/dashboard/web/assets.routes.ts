@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Elysia } from 'elysia';
+import { TRANSPARENT_GIF } from '../../tracking/tracking.model';
 
 /**
  * The web app's static files, read once at boot: its own script and stylesheet, and uPlot from
@@ -38,7 +39,13 @@ export function assetUrl(path: AssetPath): string {
 const ASSETS = load();
 
 export function assetsRoutes() {
-  let app = new Elysia({ name: 'dashboard-assets' });
+  // Browsers ask every host for /favicon.ico (a landing page on this host, a JSON answer): a
+  // transparent pixel spares them the 404. The app's own pages name no icon at all.
+  let app = new Elysia({ name: 'dashboard-assets' }).get(
+    '/favicon.ico',
+    () => new Response(TRANSPARENT_GIF, { headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'public, max-age=86400' } }),
+    { detail: { tags: ['Web app'], summary: 'A transparent icon', responses: { 200: { description: 'a 1x1 GIF', content: { 'image/gif': {} } } } } },
+  );
   for (const [path, asset] of ASSETS) {
     app = app.get(
       path,
