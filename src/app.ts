@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type AnyElysia } from 'elysia';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
@@ -6,6 +6,15 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { dashboardAppsRoutes } from './dashboard/api/apps.routes';
+import { dashboardLinksRoutes } from './dashboard/api/links.routes';
+import { dashboardExportRoutes } from './dashboard/export/export.routes';
+import { realtimeRoutes } from './dashboard/realtime/realtime.routes';
+import { assetsRoutes } from './dashboard/web/assets.routes';
+import { webRoutes } from './dashboard/web/web.routes';
+import { openApiDocument, type RouteSource } from './openapi/openapi.document';
+import { openApiRoutes } from './openapi/openapi.routes';
+import { TRACKING_ROUTE_DOCS } from './tracking/redirect/tracking.docs';
 import { domainsRoutes } from './domains/domains.routes';
 import { edgeRoutes } from './edge/edge.routes';
 import { impressionsRoutes } from './growth/impressions.routes';
@@ -39,35 +48,51 @@ import { uninstallsRoutes } from './uninstalls/uninstalls.routes';
 function createApp(services: Services, native: NativeRoutes) {
   const withPool = { ...services, lookupPool: (orgId: string, ip: string) => lookupIp(services, orgId, ip) };
   let routes: readonly { method: string; path: string }[] = [];
-  const app = new Elysia({ strictPath: true })
-    .use(httpPlugin(services, () => routes))
-    .use(healthRoutes(services))
-    .use(authRoutes(services))
-    .use(keysRoutes(services))
-    .use(appsRoutes(services))
-    .use(campaignsRoutes(services))
-    .use(linksRoutes(services))
-    .use(domainsRoutes(services))
-    .use(clicksRoutes(services))
-    .use(conversionsRoutes(services))
-    .use(postbacksRoutes(services))
-    .use(costsRoutes(services))
-    .use(impressionsRoutes(services))
-    .use(tvAiringsRoutes(services))
-    .use(sdkRoutes(services))
-    .use(beaconRoutes(services))
-    .use(skanRoutes(services))
-    .use(subscriptionsRoutes(services))
-    .use(uninstallsRoutes(services))
-    .use(edgeRoutes(services))
-    .use(ippoolRoutes(services))
-    .use(protectRoutes(services))
-    .use(integrationsRoutes(services))
-    .use(protectSyncRoutes(services))
-    .use(privacySandboxRoutes(services))
-    .use(routeTestRoutes(withPool))
-    .use(mcpRoutes(withPool));
+  let document: Record<string, unknown> | undefined;
+  let served: readonly RouteSource[] = [];
+  const { config } = services;
+  const app = new Elysia({ strictPath: true }).use(httpPlugin(services, () => routes));
+  // Every module, in the order their routes match. Composed in a loop: one typed chain this long
+  // passes TypeScript's instantiation depth, and nothing reads the routes' types.
+  const modules: AnyElysia[] = [
+    healthRoutes(services),
+    authRoutes(services),
+    keysRoutes(services),
+    appsRoutes(services),
+    campaignsRoutes(services),
+    linksRoutes(services),
+    domainsRoutes(services),
+    clicksRoutes(services),
+    conversionsRoutes(services),
+    postbacksRoutes(services),
+    costsRoutes(services),
+    impressionsRoutes(services),
+    tvAiringsRoutes(services),
+    sdkRoutes(services),
+    beaconRoutes(services),
+    skanRoutes(services),
+    subscriptionsRoutes(services),
+    uninstallsRoutes(services),
+    edgeRoutes(services),
+    ippoolRoutes(services),
+    protectRoutes(services),
+    integrationsRoutes(services),
+    protectSyncRoutes(services),
+    privacySandboxRoutes(services),
+    routeTestRoutes(withPool),
+    mcpRoutes(withPool),
+    realtimeRoutes(services),
+    dashboardExportRoutes(services),
+    dashboardLinksRoutes(services),
+    dashboardAppsRoutes(services),
+    assetsRoutes(),
+    webRoutes(services),
+    // Built on first use, from every route composed here (`served` is complete by then).
+    openApiRoutes(() => (document ??= openApiDocument({ version: config.version, baseUrl: config.baseUrl, trackingUrl: config.trackingUrl, routes: served, tracking: TRACKING_ROUTE_DOCS }))),
+  ];
+  for (const module of modules) app.use(module);
   routes = [...app.routes, ...declaredRoutes(native)];
+  served = app.routes as readonly RouteSource[];
   return app;
 }
 

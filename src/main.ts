@@ -97,6 +97,8 @@ async function main() {
     try {
       // Threads still starting are let start, then stopped like the others.
       const listeners = await listenersStarting.catch(() => undefined);
+      // An open realtime stream is a request in flight that never finishes on its own.
+      services.realtimeStreams.close();
       await Promise.all([server.stop(false), listeners?.stopServing()]);
       await forwarding?.stop();
       await services.stop({ deadline });

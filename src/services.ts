@@ -22,6 +22,9 @@ import type { UninstallChecker } from './uninstalls/checker';
 import { createUninstallCheckerFor } from './uninstalls/uninstalls.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
+import { createClickCounter, type ClickCounter } from './analytics/realtime.counter';
+import { realtimeSnapshot } from './analytics/realtime';
+import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime.streams';
 
 /**
  * The long-lived parts one node runs beside its routes. main.ts builds them once; tests build
@@ -48,6 +51,13 @@ export interface Services {
   clickPipeline: Tracking['clickPipeline'];
   /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror.ts). */
   mirror: Mirror;
+  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime.counter.ts). */
+  clickCounter: ClickCounter;
+  /**
+   * The realtime event streams open on this node (src/dashboard/realtime/realtime.streams.ts);
+   * main.ts closes them before it waits for the requests in flight.
+   */
+  realtimeStreams: RealtimeStreams;
   /** Sends queued outbound postbacks (src/postbacks/postbacks.worker.ts). */
   postbackWorker: PostbackWorker;
   /** Rows the hot write paths commit; while they pour in, the mirror waits (src/shared/write-burst.ts). */
@@ -101,7 +111,10 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   const linkChanges = createLinkChanges(db);
   if (workers) await linkChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
-  const tracking = await startTracking({ config, db, linkChanges, ipHasher });
+  const clock = options.clock ?? systemClock;
+  // Every click journaled is counted for the realtime counters the moment it is answered.
+  const clickCounter = createClickCounter({ db, clock });
+  const tracking = await startTracking({ config, db, linkChanges, ipHasher }, { pipeline: { onClick: (click) => clickCounter.count(click.org_id, click.created_at) } });
   let listeners: Pick<TrackingListeners, 'pending' | 'writerState' | 'stop'> | undefined;
   const writeBurst = createWriteBurst();
   // The mirror waits while redirects have a backlog or conversions and installs pour in:
@@ -132,10 +145,12 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     uninstallChecker.start();
   }
   const installForwarder = createInstallForwarder({ db, config });
+  clickCounter.start();
+  const realtimeStreams = createRealtimeStreams((orgId) => realtimeSnapshot({ db, clock, clickCounter }, orgId));
   return {
     config,
     db,
-    clock: options.clock ?? systemClock,
+    clock,
     rateLimiter,
     apiKeyCache: createApiKeyCache(db),
     sdkKeyCache: createSdkKeyCache(db),
@@ -145,6 +160,8 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     resolveTxt: options.resolveTxt ?? systemTxtResolver,
     ...tracking,
     mirror,
+    clickCounter,
+    realtimeStreams,
     writeBurst,
     postbackWorker,
     lateMatcher,
@@ -164,9 +181,11 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
       // The mirror is last, after every flusher, so the rows they wrote reach DuckDB before it closes.
       const failures: unknown[] = [];
       const parts = [
+        async () => realtimeStreams.close(),
         () => installForwarder.stop(),
         // The listeners' journals and this thread's are written side by side.
         () => settleAll([stopTracking(tracking), listeners?.stop()]),
+        () => clickCounter.stop(),
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
         () => pendingBeacons.stop(),

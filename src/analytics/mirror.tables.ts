@@ -13,4 +13,5 @@ export const MIRRORED_TABLES: readonly string[] = [
   'events',
   'subscriptions',
   'skan_postbacks',
+  'campaigns',
 ];

@@ -1,22 +1,23 @@
-/**
- * The campaign pivot: one row per UTC day and campaign with clicks, installs, conversions,
- * revenue and spend, read from the DuckDB mirror (docs/reports.md, "Campaign pivot"). The
- * dashboard's CSV export and the MCP `campaign_report` read it.
- */
-import { selectCampaignNames } from '../campaigns/campaigns.repo';
 import type { Queryable } from '../db/db';
 import type { Mirror } from './mirror';
-import type { ReportRange } from './report-range';
 
+/** What the reports read: the mirror, and Postgres for what the mirror does not hold. */
 export interface PivotDeps {
   db: Queryable;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
 }
 
-/** The export's columns, in order. */
-export const PIVOT_COLUMNS = ['day', 'campaign_id', 'campaign', 'clicks', 'installs', 'conversions', 'revenue', 'spend', 'cpi', 'roas'] as const;
-
-export interface PivotTotals {
+/**
+ * The campaigns report: one row per UTC day and campaign with clicks, installs, conversions,
+ * revenue and spend, read from the DuckDB mirror (docs/analytics.md, "Campaign pivot"). The SQL
+ * is plain enough to run unchanged on Postgres, which bench/pivot.ts does to compare the two.
+ */
+export interface PivotRow {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** null: clicks of links without a campaign, organic installs, unattributed conversions. */
+  campaign_id: string | null;
+  campaign: string | null;
   clicks: number;
   installs: number;
   conversions: number;
@@ -28,85 +29,129 @@ export interface PivotTotals {
   roas: number | null;
 }
 
-export interface PivotRow extends PivotTotals {
-  day: string;
-  /** null: activity of no campaign (organic installs, clicks of links without one). */
-  campaign_id: string | null;
-  campaign: string | null;
-}
-
-/** The SDK events whose value is revenue: in-app purchases and ad revenue (docs/sdk.md). */
-export const REVENUE_EVENTS = ['purchase', 'ad_revenue'] as const;
-
-const utcDay = (column: string) => `strftime(timezone('UTC', ${column}), '%Y-%m-%d')`;
-
-/**
- * Clicks that count (not dropped as bot, invalid or blocked), installs by the day of their
- * attribution, conversions by the day they were recorded, revenue events by the install's
- * campaign, spend from cost imports. $1 org, $2/$3 the instants, $4/$5 the days.
- */
-const PIVOT_SQL = `
-WITH
-  clicked AS (
-    SELECT ${utcDay('created_at')} AS day, campaign_id, count(*) AS clicks
-      FROM clicks WHERE org_id = $1 AND created_at >= $2 AND created_at < $3 AND drop_reason IS NULL
-     GROUP BY ALL),
-  installed AS (
-    SELECT ${utcDay('attributed_at')} AS day, campaign_id, count(*) AS installs
-      FROM installs WHERE org_id = $1 AND attributed_at >= $2 AND attributed_at < $3
-     GROUP BY ALL),
-  earned AS (
-    SELECT day, campaign_id, sum(conversions) AS conversions, sum(revenue) AS revenue FROM (
-      SELECT ${utcDay('created_at')} AS day, campaign_id, 1 AS conversions, coalesce(value, 0) AS revenue
-        FROM conversions WHERE org_id = $1 AND created_at >= $2 AND created_at < $3
-      UNION ALL
-      SELECT ${utcDay('e.occurred_at')}, i.campaign_id, 0, e.value
-        FROM events e LEFT JOIN installs i ON i.id = e.install_id AND i.org_id = $1
-       WHERE e.org_id = $1 AND e.name IN ('${REVENUE_EVENTS.join("', '")}') AND e.value IS NOT NULL
-         AND e.occurred_at >= $2 AND e.occurred_at < $3)
-     GROUP BY ALL),
-  spent AS (
-    SELECT strftime(day, '%Y-%m-%d') AS day, campaign_id, sum(spend) AS spend
-      FROM costs WHERE org_id = $1 AND day >= CAST($4 AS DATE) AND day <= CAST($5 AS DATE)
-     GROUP BY ALL),
-  cells AS (
-    SELECT day, campaign_id FROM clicked UNION SELECT day, campaign_id FROM installed
-    UNION SELECT day, campaign_id FROM earned UNION SELECT day, campaign_id FROM spent)
-SELECT k.day, k.campaign_id, coalesce(c.clicks, 0) AS clicks, coalesce(n.installs, 0) AS installs,
-       coalesce(e.conversions, 0) AS conversions, coalesce(e.revenue, 0) AS revenue, coalesce(s.spend, 0) AS spend
-  FROM cells k
-  LEFT JOIN clicked c ON c.day = k.day AND c.campaign_id IS NOT DISTINCT FROM k.campaign_id
-  LEFT JOIN installed n ON n.day = k.day AND n.campaign_id IS NOT DISTINCT FROM k.campaign_id
-  LEFT JOIN earned e ON e.day = k.day AND e.campaign_id IS NOT DISTINCT FROM k.campaign_id
-  LEFT JOIN spent s ON s.day = k.day AND s.campaign_id IS NOT DISTINCT FROM k.campaign_id
- ORDER BY k.day, k.campaign_id NULLS LAST`;
-
-interface PivotCell {
-  day: string;
-  campaign_id: string | null;
-  clicks: number;
-  installs: number;
-  conversions: number;
-  revenue: number;
-  spend: number;
+export interface PivotQuery {
+  orgId: string;
+  /** YYYY-MM-DD, inclusive. */
+  from: string;
+  /** YYYY-MM-DD, inclusive. */
+  to: string;
 }
 
 /**
- * The organization's pivot over the range, the mirror brought up to date first so what was
- * written a moment ago is in it. Amounts are summed as reported: currencies are not converted.
+ * Events whose value is revenue: SDK purchases and ad revenue (docs/sdk.md), and the store
+ * notifications' payments and refunds, a refund's value negative (docs/subscriptions.md).
  */
-export async function campaignDayPivot(deps: PivotDeps, orgId: string, range: ReportRange): Promise<PivotRow[]> {
-  await deps.mirror.catchUp();
-  const cells = await deps.mirror.query<PivotCell>(PIVOT_SQL, [orgId, range.start, range.end, range.from, range.to]);
-  const ids = [...new Set(cells.flatMap((cell) => (cell.campaign_id === null ? [] : [cell.campaign_id])))];
-  const names = await selectCampaignNames(deps.db, orgId, ids);
-  return cells.map((cell) => ({
-    day: cell.day,
-    campaign_id: cell.campaign_id,
-    campaign: cell.campaign_id === null ? null : (names.get(cell.campaign_id) ?? null),
-    ...withRatios(cell),
-  }));
+export const REVENUE_EVENTS = [
+  'purchase', 'ad_revenue', 'subscribe', 'subscription_converted', 'subscription_renewed',
+  'subscription_recovered', 'subscription_refunded', 'subscription_refund_reversed',
+] as const;
+
+/** The export's columns, in order. */
+export const PIVOT_COLUMNS = ['day', 'campaign_id', 'campaign', 'clicks', 'installs', 'conversions', 'revenue', 'spend', 'cpi', 'roas'] as const;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A timestamp's UTC day as days since 1970-01-01, from the epoch seconds: no time zone is looked
+ * up per row, which in DuckDB costs five times the rest of the scan (docs/performance.md, "bench:pivot").
+ */
+const dayNumber = (column: string) => `CAST(floor(EXTRACT(EPOCH FROM ${column}) / 86400) AS INTEGER)`;
+const DAY_MS = 86_400_000;
+
+/**
+ * $1 organization, $2 and $3 the window's first instant and the instant after it (UTC text),
+ * $4 and $5 its first and last day. Each source is grouped on its own, then the groups are
+ * added up, so no source multiplies another's rows. Clicks an ingestion step dropped (bots,
+ * blocked) do not count; revenue is the day's, by the campaign of the install that made it.
+ */
+export const PIVOT_SQL = `
+WITH facts AS (
+  SELECT ${dayNumber('created_at')} AS day, campaign_id,
+         count(*) AS clicks, 0 AS installs, 0 AS conversions, 0 AS revenue, 0 AS spend
+    FROM clicks
+   WHERE org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
+     AND drop_reason IS NULL
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT ${dayNumber('installed_at')}, campaign_id, 0, count(*), 0, 0, 0
+    FROM installs
+   WHERE org_id = $1 AND installed_at >= CAST($2 AS TIMESTAMPTZ) AND installed_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT ${dayNumber('created_at')}, campaign_id, 0, 0, count(*), coalesce(sum(value), 0), 0
+    FROM conversions
+   WHERE org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT ${dayNumber('e.occurred_at')}, i.campaign_id, 0, 0, 0, coalesce(sum(e.value), 0), 0
+    FROM events e
+    LEFT JOIN installs i ON i.id = e.install_id AND i.org_id = $1
+   WHERE e.org_id = $1 AND e.name IN ('${REVENUE_EVENTS.join("', '")}')
+     AND e.occurred_at >= CAST($2 AS TIMESTAMPTZ) AND e.occurred_at < CAST($3 AS TIMESTAMPTZ)
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT CAST(day - DATE '1970-01-01' AS INTEGER), campaign_id, 0, 0, 0, 0, sum(spend)
+    FROM costs
+   WHERE org_id = $1 AND day >= CAST($4 AS DATE) AND day <= CAST($5 AS DATE)
+   GROUP BY 1, 2
+)
+SELECT DATE '1970-01-01' + CAST(f.day AS INTEGER) AS day, f.campaign_id, c.name AS campaign,
+       CAST(sum(f.clicks) AS BIGINT) AS clicks,
+       CAST(sum(f.installs) AS BIGINT) AS installs,
+       CAST(sum(f.conversions) AS BIGINT) AS conversions,
+       CAST(sum(f.revenue) AS DOUBLE PRECISION) AS revenue,
+       CAST(sum(f.spend) AS DOUBLE PRECISION) AS spend
+  FROM facts f
+  LEFT JOIN campaigns c ON c.id = f.campaign_id AND c.org_id = $1
+ GROUP BY f.day, f.campaign_id, c.name
+ ORDER BY f.day, f.campaign_id NULLS FIRST`;
+
+/** The parameters of PIVOT_SQL for a window; throws on a day that is not YYYY-MM-DD or a window that ends before it starts. */
+export function pivotParams(q: PivotQuery): string[] {
+  const start = dayStart(q.from);
+  const end = dayStart(q.to);
+  if (end < start) throw new RangeError(`pivot window ends (${q.to}) before it starts (${q.from})`);
+  return [q.orgId, new Date(start).toISOString(), new Date(end + DAY_MS).toISOString(), q.from, q.to];
 }
+
+function dayStart(day: string): number {
+  const time = DAY.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== day) throw new RangeError(`not a day (YYYY-MM-DD): ${day}`);
+  return time;
+}
+
+/** A row of PIVOT_SQL as either store returns it (numbers, a Date or a text day) to a PivotRow. */
+export function toPivotRow(raw: Record<string, unknown>): PivotRow {
+  const installs = Number(raw.installs);
+  const revenue = Number(raw.revenue);
+  const spend = Number(raw.spend);
+  return {
+    day: raw.day instanceof Date ? raw.day.toISOString().slice(0, 10) : String(raw.day).slice(0, 10),
+    campaign_id: (raw.campaign_id as string | null) ?? null,
+    campaign: (raw.campaign as string | null) ?? null,
+    clicks: Number(raw.clicks),
+    installs,
+    conversions: Number(raw.conversions),
+    revenue,
+    spend,
+    cpi: installs > 0 ? spend / installs : null,
+    roas: spend > 0 ? revenue / spend : null,
+  };
+}
+
+/**
+ * The organization's pivot for the days `from` to `to` (inclusive, UTC), oldest day first and
+ * rows without a campaign first within a day. The mirror catches up first, so a cost import or
+ * a conversion written a moment ago is in it.
+ */
+export async function campaignPivot(mirror: Pick<Mirror, 'query' | 'catchUp'>, q: { orgId: string; from: string; to: string }): Promise<PivotRow[]> {
+  const params = pivotParams(q);
+  await mirror.catchUp();
+  const rows = await mirror.query<Record<string, unknown>>(PIVOT_SQL, params);
+  return rows.map(toPivotRow);
+}
+
+export type PivotTotals = Omit<PivotRow, 'day' | 'campaign_id' | 'campaign'>;
 
 /** Per campaign over the whole range, ordered by spend then revenue (largest first), and the grand total. */
 export function campaignTotals(rows: readonly PivotRow[]): { campaigns: Omit<PivotRow, 'day'>[]; total: PivotTotals } {
@@ -115,31 +160,36 @@ export function campaignTotals(rows: readonly PivotRow[]): { campaigns: Omit<Piv
     const sum = byCampaign.get(row.campaign_id) ?? { campaign_id: row.campaign_id, campaign: row.campaign, ...withRatios(ZERO) };
     byCampaign.set(row.campaign_id, { ...sum, ...withRatios(add(sum, row)) });
   }
-  const campaigns = [...byCampaign.values()].sort((a, b) => b.spend - a.spend || b.revenue - a.revenue || (a.campaign_id ?? '\uffff').localeCompare(b.campaign_id ?? '\uffff'));
+  const campaigns = [...byCampaign.values()].sort(
+    (a, b) => b.spend - a.spend || b.revenue - a.revenue || (a.campaign_id ?? '\uffff').localeCompare(b.campaign_id ?? '\uffff'),
+  );
   return { campaigns, total: withRatios(campaigns.reduce(add, ZERO)) };
 }
 
 type Counts = Pick<PivotTotals, 'clicks' | 'installs' | 'conversions' | 'revenue' | 'spend'>;
 const ZERO: Counts = { clicks: 0, installs: 0, conversions: 0, revenue: 0, spend: 0 };
 
-function add(a: Counts, b: Counts): Counts {
-  return { clicks: a.clicks + b.clicks, installs: a.installs + b.installs, conversions: a.conversions + b.conversions, revenue: a.revenue + b.revenue, spend: a.spend + b.spend };
-}
+const add = (a: Counts, b: Counts): Counts => ({
+  clicks: a.clicks + b.clicks,
+  installs: a.installs + b.installs,
+  conversions: a.conversions + b.conversions,
+  revenue: a.revenue + b.revenue,
+  spend: a.spend + b.spend,
+});
 
 /** Counts with CPI and ROAS; a ratio with nothing to divide by is null, never 0 or infinity. */
-function withRatios(counts: Counts): PivotTotals {
-  const { clicks, installs, conversions, revenue, spend } = counts;
+function withRatios({ clicks, installs, conversions, revenue, spend }: Counts): PivotTotals {
   return {
-    clicks: Number(clicks),
-    installs: Number(installs),
-    conversions: Number(conversions),
-    revenue: roundMoney(Number(revenue)),
-    spend: roundMoney(Number(spend)),
-    cpi: installs > 0 ? roundRatio(Number(spend) / Number(installs)) : null,
-    roas: spend > 0 ? roundRatio(Number(revenue) / Number(spend)) : null,
+    clicks,
+    installs,
+    conversions,
+    revenue: roundMoney(revenue),
+    spend: roundMoney(spend),
+    cpi: installs > 0 ? roundRatio(spend / installs) : null,
+    roas: spend > 0 ? roundRatio(revenue / spend) : null,
   };
 }
 
-/** Sums of decimal amounts as JS numbers collect binary noise (0.1 + 0.2); reports show 6 decimals at most. */
+/** Sums of decimal amounts as JS numbers collect binary noise (0.1 + 0.2); totals show 6 decimals at most. */
 const roundMoney = (value: number) => Math.round(value * 1e6) / 1e6;
 const roundRatio = (value: number) => Math.round(value * 1e4) / 1e4;

@@ -21,4 +21,14 @@ export const ChangePasswordBody = t.Object({ current_password: GivenPassword, ne
 export type ChangePasswordBody = typeof ChangePasswordBody.static;
 
 export const CreateKeyBody = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) });
+
+/** Answers of the session routes, as models for the OpenAPI document. */
+export const SignedInBody = t.Object({ user_id: t.String(), org_id: t.String() });
+export const OkBody = t.Object({ ok: t.Literal(true) });
+export const KeyRevokedBody = t.Object({ ok: t.Literal(true), id: t.String() });
+export const SessionsEndedBody = t.Object({ ok: t.Literal(true), ended_sessions: t.Integer({ minimum: 0 }) });
+export const CreatedKeyBody = t.Object({ id: t.String(), name: t.String(), prefix: t.String(), api_key: t.String({ description: 'shown in this answer only' }) });
+export const KeyListBody = t.Object({
+  data: t.Array(t.Object({ id: t.String(), name: t.String(), prefix: t.String(), created_at: t.String(), last_used_at: t.Union([t.String(), t.Null()]), revoked_at: t.Union([t.String(), t.Null()]) })),
+});
 export const KeyParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });

@@ -28,16 +28,24 @@ function queryParam(url: string, name: string): string | undefined {
   return new URLSearchParams(url.slice(query + 1)).get(name) ?? undefined;
 }
 
+/** The OpenAPI security of a route with each option (src/openapi/openapi.document.ts names the schemes). */
+type Security = Record<string, string[]>[];
+const apiKeySecurity = (mode: true | 'header-or-query'): Security => (mode === true ? [{ apiKey: [] }] : [{ apiKey: [] }, { apiKeyQuery: [] }]);
+const SDK_KEY_SECURITY: Security = [{ sdkKey: [] }, { sdkKeyQuery: [] }];
+const SESSION_SECURITY: Security = [{ session: [] }];
+
 /**
  * Route options that authenticate the caller or answer 401: `apiKey` and `writeKey` (the node's cache,
  * only where writes re-check the key) -> `principal`, `sdkKey` -> `sdkApp`, `session` -> `session`.
- * Elysia keeps one `auth` instance per app, so every module passes the same full services.
+ * Each also marks the route's `detail.security` for the OpenAPI document. Elysia keeps one `auth`
+ * instance per app, so every module passes the same full services.
  */
 export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
   const presentedApiKey = (request: Request, mode: true | 'header-or-query') =>
     bearer(request.headers.get('authorization')) ?? (mode === 'header-or-query' ? queryParam(request.url, 'api_key') : undefined);
   return new Elysia({ name: 'auth' }).macro({
     apiKey: (mode: true | 'header-or-query') => ({
+      detail: { security: apiKeySecurity(mode) },
       async resolve({ request }) {
         const principal = await authenticateApiKey(db, presentedApiKey(request, mode));
         if (!principal) throw unauthorized();
@@ -45,6 +53,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
       },
     }),
     writeKey: (mode: true | 'header-or-query') => ({
+      detail: { security: apiKeySecurity(mode) },
       async resolve({ request }) {
         const principal = await apiKeyCache.authenticate(presentedApiKey(request, mode));
         if (!principal) throw unauthorized();
@@ -52,6 +61,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
       },
     }),
     sdkKey: (_enabled: true) => ({
+      detail: { security: SDK_KEY_SECURITY },
       async resolve({ request }) {
         const presented = request.headers.get('x-sdk-key') ?? queryParam(request.url, 'sdk_key');
         const sdkApp = await sdkKeyCache.authenticate(presented);
@@ -60,6 +70,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
       },
     }),
     session: (_enabled: true) => ({
+      detail: { security: SESSION_SECURITY },
       async resolve({ request }) {
         const session = await verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
         if (!session) throw unauthorized();

@@ -4,7 +4,8 @@ import { unauthorized } from '../http/errors';
 import { recordAudit } from './audit';
 import { changePassword, checkCredentials, register } from './accounts.service';
 import { authPlugin, type AuthDeps } from './auth.plugin';
-import { ChangePasswordBody, LoginBody, RegisterBody } from './auth.model';
+import { documented } from '../openapi/documented';
+import { ChangePasswordBody, LoginBody, OkBody, RegisterBody, SessionsEndedBody, SignedInBody } from './auth.model';
 import { clearedSessionCookie, endSession, endSessionsOf, readCookie, SESSION_COOKIE, sessionCookie, startSession, verifySession } from './sessions';
 
 /**
@@ -28,7 +29,7 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         set.status = 201;
         return { user_id: user.userId, org_id: user.orgId };
       },
-      { body: RegisterBody },
+      { body: RegisterBody, detail: documented({ 201: ['the organization and its first user, signed in (Set-Cookie: svc_session)', SignedInBody], 409: ['email taken'] }) },
     )
     .post(
       '/login',
@@ -38,21 +39,21 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         await signIn(user, set);
         return { user_id: user.userId, org_id: user.orgId };
       },
-      { body: LoginBody },
+      { body: LoginBody, detail: documented({ 200: ['signed in (Set-Cookie: svc_session)', SignedInBody] }) },
     )
     .post('/logout', async ({ request, set }) => {
       const session = await verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
       if (session) await endSession(db, session.sessionId);
       set.headers['set-cookie'] = clearedSessionCookie(secure);
       return { ok: true };
-    })
+    }, { detail: documented({ 200: ['signed out; the cookie cleared', OkBody] }) })
     .post(
       '/api/dashboard/password',
       async ({ body, session }) => {
         const ended = await changePassword(db, session, { currentPassword: body.current_password, newPassword: body.new_password });
         return { ok: true, ended_sessions: ended };
       },
-      { session: true, body: ChangePasswordBody },
+      { session: true, body: ChangePasswordBody, detail: documented({ 200: ["changed; the user's other sessions ended", SessionsEndedBody] }) },
     )
     .post(
       '/api/dashboard/sessions/revoke-all',
@@ -65,6 +66,6 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         set.headers['set-cookie'] = clearedSessionCookie(secure);
         return { ok: true, ended_sessions: ended };
       },
-      { session: true },
+      { session: true, detail: documented({ 200: ['every session of the user ended, this one included', SessionsEndedBody] }) },
     );
 }

@@ -3,7 +3,8 @@ import { notFound } from '../http/errors';
 import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { recordAudit } from './audit';
 import { authPlugin, type AuthDeps } from './auth.plugin';
-import { CreateKeyBody, KeyParams } from './auth.model';
+import { documented } from '../openapi/documented';
+import { CreatedKeyBody, CreateKeyBody, KeyListBody, KeyParams, KeyRevokedBody } from './auth.model';
 
 /** The settings screen's API keys: session only, and the full key is shown once, at creation. */
 export function keysRoutes(deps: AuthDeps) {
@@ -21,9 +22,12 @@ export function keysRoutes(deps: AuthDeps) {
         set.status = 201;
         return { id: key.id, name: key.name, prefix: key.prefix, api_key: key.api_key };
       },
-      { session: true, body: CreateKeyBody },
+      { session: true, body: CreateKeyBody, detail: documented({ 201: ['the key, in full this once', CreatedKeyBody] }) },
     )
-    .get('/api/dashboard/keys', async ({ session }) => ({ data: await listApiKeys(db, session.orgId) }), { session: true })
+    .get('/api/dashboard/keys', async ({ session }) => ({ data: await listApiKeys(db, session.orgId) }), {
+      session: true,
+      detail: documented({ 200: ['the keys by prefix, newest first', KeyListBody] }),
+    })
     .delete(
       '/api/dashboard/keys/:id',
       async ({ params, session }) => {
@@ -37,6 +41,6 @@ export function keysRoutes(deps: AuthDeps) {
         deps.apiKeyCache.forget(params.id);
         return { ok: true, id: params.id };
       },
-      { session: true, params: KeyParams },
+      { session: true, params: KeyParams, detail: documented({ 200: ['revoked', KeyRevokedBody], 404: ['key not found'] }) },
     );
 }

@@ -41,6 +41,24 @@ export interface ConversionResult {
   matched: boolean;
 }
 
+/** The spec's ConversionResult and Conversion, as models for the OpenAPI document (src/openapi/documented.ts). */
+export const ConversionResultBody = t.Object({ ok: t.Literal(true), id: t.String(), matched: t.Boolean({ description: 'true when a click was found' }) });
+
+const nullableText = t.Union([t.String(), t.Null()]);
+export const ConversionBody = t.Object({
+  id: t.String(),
+  createdAt: t.String({ description: 'ISO 8601 timestamp' }),
+  clickId: nullableText,
+  campaignId: nullableText,
+  eventName: t.String(),
+  value: t.Union([t.Number(), t.Null()]),
+  currency: nullableText,
+  orderId: nullableText,
+  gclid: nullableText,
+  source: t.String({ description: 'postback, api or import' }),
+});
+export const ConversionListBody = t.Object({ data: t.Array(ConversionBody, { description: 'most recent first' }) });
+
 export type ConversionSource = 'postback' | 'api';
 
 /** The spec's Conversion read model, field for field. */

@@ -3,9 +3,13 @@ import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { PostbackWorker } from '../postbacks/postbacks.worker';
 import type { Clock } from '../shared/ids';
 import type { WriteBurst } from '../shared/write-burst';
-import { ConversionInput, ListConversionsQuery, PostbackQuery } from './conversions.model';
+import { documented } from '../openapi/documented';
+import { ConversionInput, ConversionListBody, ConversionResultBody, ListConversionsQuery, PostbackQuery } from './conversions.model';
 import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
+
+/** A new object per route: Elysia merges the auth option's detail into it. */
+const postbackDetail = () => documented({ 200: ['stored, matched or unattributed', ConversionResultBody] });
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
 export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurst: WriteBurst; postbackWorker: Pick<PostbackWorker, 'wake'> }) {
@@ -19,8 +23,8 @@ export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurs
     recordConversion(deps, principal, parsePostbackQuery(query), 'postback');
   return new Elysia({ name: 'conversions-routes' })
     .use(authPlugin(services))
-    .get('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery })
-    .post('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery })
+    .get('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery, detail: postbackDetail() })
+    .post('/postback', postback, { writeKey: 'header-or-query', query: PostbackQuery, detail: postbackDetail() })
     .post(
       '/api/v1/conversions',
       async ({ body, principal, set }) => {
@@ -29,10 +33,11 @@ export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurs
         return result;
       },
       // writeKey: every conversion write re-checks the key (conversions.repo.ts).
-      { writeKey: true, body: ConversionInput, transform: checkConversionInput },
+      { writeKey: true, body: ConversionInput, transform: checkConversionInput, detail: documented({ 201: ['created or updated (idempotent on order_id plus event)', ConversionResultBody] }) },
     )
     .get('/api/v1/conversions', async ({ query, principal }) => ({ data: await listOrgConversions(deps, principal.orgId, query.limit ?? 100) }), {
       apiKey: true,
       query: ListConversionsQuery,
+      detail: documented({ 200: ['the conversions', ConversionListBody] }),
     });
 }

@@ -22,4 +22,6 @@ export interface CostsResult {
   upserted: number;
 }
 
+export const CostsResultBody = t.Object({ ok: t.Boolean(), upserted: t.Integer({ minimum: 0, description: 'rows upserted; rows of unknown campaigns are skipped' }) });
+
 export const DEFAULT_CURRENCY = 'USD';

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { CostsBody } from './costs.model';
+import { documented } from '../openapi/documented';
+import { CostsBody, CostsResultBody } from './costs.model';
 import { importCosts } from './costs.service';
 
 /** Daily cost import (docs/costs.md). */
@@ -12,5 +13,6 @@ export function costsRoutes(services: AuthDeps) {
       apiKey: true,
       body: CostsBody,
       transform: strictBody(CostsBody),
+      detail: documented({ 200: ['rows upserted on campaign plus day', CostsResultBody] }),
     });
 }

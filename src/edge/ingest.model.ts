@@ -55,3 +55,9 @@ export interface IngestResult {
   /** Rows not stored, by their index in `events`, each with the reason. */
   rejected: { index: number; error: string }[];
 }
+
+/** IngestResult as a model for the OpenAPI document. */
+export const IngestResultBody = t.Object({
+  accepted: t.Integer({ minimum: 0 }),
+  rejected: t.Array(t.Object({ index: t.Integer({ minimum: 0 }), error: t.String() }), { description: 'rows not stored, by their index in events' }),
+});

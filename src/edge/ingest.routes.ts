@@ -3,7 +3,8 @@ import { verifyIngestSignature } from '../auth/ingest-signature';
 import type { Config } from '../config';
 import { unauthorized, validationError } from '../http/errors';
 import { strictBody } from '../http/strict-body';
-import { IngestBody } from './ingest.model';
+import { documented } from '../openapi/documented';
+import { IngestBody, IngestResultBody } from './ingest.model';
 import { ingestClicks, type IngestDeps } from './ingest.service';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';
@@ -30,5 +31,6 @@ export function ingestRoutes(deps: IngestRoutesDeps) {
     },
     body: IngestBody,
     transform: strictBody(IngestBody),
+    detail: { security: [{ ingestSignature: [] }], ...documented({ 200: ['rows journaled, and those refused', IngestResultBody] }) },
   });
 }

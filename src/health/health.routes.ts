@@ -1,4 +1,5 @@
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
+import { documented } from '../openapi/documented';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
 import type { WriterState } from '../tracking/pipeline/click-pipeline';
@@ -19,6 +20,15 @@ export interface Health {
   version: string;
   clicks?: ClickWriterHealth;
 }
+
+/** Health as a model for the OpenAPI document. */
+export const HealthBody = t.Object({
+  status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
+  db: t.Union([t.Literal('ok'), t.Literal('error')]),
+  latencyMs: t.Integer({ minimum: 0 }),
+  version: t.String(),
+  clicks: t.Optional(t.Object({ writer: t.Union([t.Literal('ok'), t.Literal('retrying'), t.Literal('stalled')]), backlog: t.Integer({ minimum: 0 }) })),
+});
 
 /** One real round trip to the database, bounded in time. */
 export async function checkHealth(
@@ -56,5 +66,5 @@ export function healthRoutes({ db, config, clickWriterHealth }: { db: Db; config
     const health = await checkHealth({ db, version: config.version, clickWriter: clickWriterHealth });
     if (health.db === 'error') set.status = 503;
     return health;
-  });
+  }, { detail: documented({ 200: ['the database answers', HealthBody], 503: ['the database does not answer', HealthBody] }) });
 }

@@ -30,7 +30,11 @@ export function protectRoutes(services: AuthDeps & ExportDeps & { db: Db }) {
           },
         });
       },
-      { session: true, query: ExportQuery },
+      {
+        session: true,
+        query: ExportQuery,
+        detail: { responses: { 200: { description: 'invalid clicks by IP and campaign (docs/protect.md)', content: { 'text/csv': { schema: { type: 'string' } } } } } },
+      },
     )
     .get('/api/dashboard/protect/settings', async ({ session }) => ({ invalid_threshold: await selectInvalidThreshold(db, session.orgId) }), {
       session: true,

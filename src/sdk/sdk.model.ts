@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { PLATFORMS } from '../apps/apps.model';
+import { ATTRIBUTION_METHODS } from '../attribution/attribution.model';
 import { NullableTimestamp, Timestamp } from '../shared/timestamp';
 
 /** The spec's SDK bodies (interface.md, "Resources and their fields"). Unknown fields are ignored, so older servers accept newer SDKs. */
@@ -48,6 +49,24 @@ export interface InstallResponse {
   attribution: { method: string; campaign: string | null; click_id: string | null; deep_link_path: string | null };
   is_reattribution: boolean;
 }
+
+/** The SDK answers of the spec, as models for the OpenAPI document (src/openapi/documented.ts). */
+const orNull = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Nullable(schema);
+export const InstallResponseBody = t.Object({
+  install_id: t.String(),
+  attribution: t.Object({
+    method: oneOf(ATTRIBUTION_METHODS),
+    campaign: orNull(t.String()),
+    click_id: orNull(t.String()),
+    deep_link_path: orNull(t.String({ description: 'the deferred deep link to open' })),
+  }),
+  is_reattribution: t.Boolean(),
+});
+export const EventsResultBody = t.Object({ accepted: t.Integer({ minimum: 0 }) });
+export const OpenResultBody = t.Object({ reengagement_id: t.String(), attributed: t.Boolean(), campaign_id: orNull(t.String()), deep_link_path: orNull(t.String()) });
+export const PushTokenResultBody = t.Object({ install_id: t.String() });
+export const SubscriptionResultBody = t.Object({ subscription_id: t.String(), install_id: orNull(t.String()), linked: t.Boolean(), created: t.Boolean() });
+export const AdRevenueResultBody = t.Object({ accepted: t.Integer({ minimum: 0 }), install_id: orNull(t.String()) });
 
 export const EventsRequest = t.Object({
   device_id: DeviceId,

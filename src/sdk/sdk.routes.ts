@@ -11,7 +11,21 @@ import type { InstallForwarder } from './forwarder.service';
 import { forwarderRoutes } from './forwarder.routes';
 import { recordInstall } from './install.service';
 import { createInstallWriter } from './installs.writer';
-import { AdRevenueRequest, EventsRequest, InstallRequest, OpenRequest, PushTokenRequest, SubscriptionRequest } from './sdk.model';
+import { documented } from '../openapi/documented';
+import {
+  AdRevenueRequest,
+  AdRevenueResultBody,
+  EventsRequest,
+  EventsResultBody,
+  InstallRequest,
+  InstallResponseBody,
+  OpenRequest,
+  OpenResultBody,
+  PushTokenRequest,
+  PushTokenResultBody,
+  SubscriptionRequest,
+  SubscriptionResultBody,
+} from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
 type SdkServices = AuthDeps & {
@@ -46,21 +60,34 @@ export function sdkRoutes(services: SdkServices) {
         set.status = outcome.status;
         return outcome.body;
       },
-      { sdkKey: true, body: InstallRequest },
+      { sdkKey: true, body: InstallRequest, detail: documented({ 201: ['a new install, attributed', InstallResponseBody], 200: ['the existing install (same app and device_id)', InstallResponseBody] }) },
     )
     .post('/api/sdk/v1/events', ({ body, sdkApp, request, server }) => recordEvents(deps, sdkApp, body, ipIntel.place(callerIp(request, server)).region), {
       sdkKey: true,
       body: EventsRequest,
+      detail: documented({ 200: ['events stored', EventsResultBody] }),
     })
-    .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), { sdkKey: true, body: OpenRequest })
+    .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), {
+      sdkKey: true,
+      body: OpenRequest,
+      detail: documented({ 200: ['the re-engagement', OpenResultBody], 404: ['install not found'] }),
+    })
     .post(
       '/api/sdk/v1/push-token',
       ({ body, sdkApp }) => {
         assertSdkPlatform(sdkApp, body.platform);
         return recordPushToken(deps, sdkApp, body);
       },
-      { sdkKey: true, body: PushTokenRequest },
+      { sdkKey: true, body: PushTokenRequest, detail: documented({ 200: ['the token stored on the install', PushTokenResultBody], 404: ['install not found'] }) },
     )
-    .post('/api/sdk/v1/subscription', ({ body, sdkApp }) => recordSubscription(deps, sdkApp, body), { sdkKey: true, body: SubscriptionRequest })
-    .post('/api/sdk/v1/ad-revenue', ({ body, sdkApp }) => recordAdRevenue(deps, sdkApp, body), { sdkKey: true, body: AdRevenueRequest });
+    .post('/api/sdk/v1/subscription', ({ body, sdkApp }) => recordSubscription(deps, sdkApp, body), {
+      sdkKey: true,
+      body: SubscriptionRequest,
+      detail: documented({ 200: ['the subscription, linked to the install when known', SubscriptionResultBody] }),
+    })
+    .post('/api/sdk/v1/ad-revenue', ({ body, sdkApp }) => recordAdRevenue(deps, sdkApp, body), {
+      sdkKey: true,
+      body: AdRevenueRequest,
+      detail: documented({ 200: ['ad revenue stored as ad_revenue events', AdRevenueResultBody] }),
+    });
 }

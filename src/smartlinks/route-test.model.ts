@@ -19,3 +19,32 @@ export const RouteTestBody = t.Object(
   { additionalProperties: false },
 );
 export type RouteTestBody = typeof RouteTestBody.static;
+
+const orNull = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Nullable(schema);
+
+/** The route test's answer, as a model for the OpenAPI document (docs/smart-link-serving.md, "Route test"). */
+export const RouteTestResultBody = t.Object({
+  context: t.Object({
+    country: orNull(t.String()),
+    region: orNull(t.String()),
+    city: orNull(t.String()),
+    os: orNull(t.String()),
+    ip_type: orNull(t.String()),
+    in_app: orNull(t.Boolean()),
+    language: t.Array(t.String()),
+    timezone: t.String(),
+    hour: t.Integer({ minimum: 0, maximum: 23 }),
+    weekday: t.String(),
+    params: t.Record(t.String(), t.Unknown()),
+  }, { description: 'the facts the rules saw' }),
+  decision: t.Object({
+    rule_index: orNull(t.Integer()),
+    rule_name: orNull(t.String()),
+    action: t.String(),
+    variant_index: orNull(t.Integer()),
+    page: orNull(t.String()),
+    status: t.Integer(),
+    location: orNull(t.String()),
+  }, { description: 'what /l would answer' }),
+  pool: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { description: 'the IP pool lookup of `ip`, null without one' }),
+});

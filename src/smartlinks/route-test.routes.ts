@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { RouteTestBody } from './route-test.model';
+import { documented } from '../openapi/documented';
+import { RouteTestBody, RouteTestResultBody } from './route-test.model';
 import { testRoute, type RouteTestDeps } from './route-test.service';
 
 /** The dashboard's route test: session only, records nothing. */
@@ -12,5 +13,6 @@ export function routeTestRoutes(deps: AuthDeps & RouteTestDeps) {
       session: true,
       body: RouteTestBody,
       transform: strictBody(RouteTestBody),
+      detail: documented({ 200: ['the facts, the decision and the IP pool lookup', RouteTestResultBody], 404: ['no smart link with that slug in this organization'] }),
     });
 }

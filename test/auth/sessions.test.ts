@@ -136,11 +136,17 @@ for (const backend of backends()) {
         }
       });
 
-      test('GET on /login, /register and /logout answers 405', async () => {
-        for (const path of ['/login', '/register', '/logout']) {
-          const res = await t.request(path);
+      test('GET on /logout answers 405; /login and /register are the web app\'s pages, other methods 405', async () => {
+        const logout = await t.request('/logout');
+        expect(logout.status).toBe(405);
+        expect(logout.headers.get('allow')).toBe('POST');
+        for (const path of ['/login', '/register']) {
+          const page = await t.request(path);
+          expect(page.status).toBe(200);
+          expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+          const res = await t.request(path, { method: 'PUT', headers: { origin: 'http://api.test.local' }, json: {} });
           expect(res.status).toBe(405);
-          expect(res.headers.get('allow')).toBe('POST');
+          expect(res.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
         }
       });
     });

@@ -3,7 +3,7 @@
  * campaign report (the dashboard's pivot summed per campaign). All read the DuckDB mirror.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { campaignDayPivot, campaignTotals, type PivotRow, type PivotTotals } from '../../analytics/pivot';
+import { campaignPivot, campaignTotals, type PivotRow, type PivotTotals } from '../../analytics/pivot';
 import { MAX_REPORT_DAYS, parseReportRange, ReportDay } from '../../analytics/report-range';
 import {
   CLICK_GROUPS,
@@ -113,7 +113,7 @@ export const campaignReportTool = keyedTool({
   title: 'Campaign report: spend, installs, revenue, CPI, ROAS',
   description:
     "The dashboard's campaign pivot summed per campaign over a period: clicks, installs, conversions, revenue (conversion values, " +
-    'in-app purchases and ad revenue of the installs), spend (cost imports), CPI = spend / installs and ROAS = revenue / spend ' +
+    'in-app purchases, ad revenue and store subscription payments less refunds of the installs), spend (cost imports), CPI = spend / installs and ROAS = revenue / spend ' +
     `(null when undefined). campaign_id null gathers what belongs to no campaign (organic installs, say). Amounts are summed as reported, without currency conversion. ${RANGE_NOTE}`,
   input: Type.Object(range, { additionalProperties: false }),
   output: Type.Object({
@@ -125,7 +125,7 @@ export const campaignReportTool = keyedTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, deps, principal) {
     const period = parseReportRange(args);
-    const { campaigns, total } = campaignTotals(await campaignDayPivot(deps, principal.orgId, period));
+    const { campaigns, total } = campaignTotals(await campaignPivot(deps.mirror, { orgId: principal.orgId, from: period.from, to: period.to }));
     return { from: period.from, to: period.to, campaigns, total };
   },
   render: renderCampaignReport,

@@ -5,6 +5,7 @@
  * forwarded to the main thread's app (src/http/forwarding.ts). Started by listeners.ts.
  */
 import type { Server } from 'bun';
+import { createClickCounter } from '../../analytics/realtime.counter';
 import { openPostgres } from '../../db/postgres';
 import { ipIntelOptionsFor, openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';
@@ -32,13 +33,17 @@ async function start({ config, dataDir, forward }: ListenerInit) {
   const ipHasher = createIpHasher(config.sessionSecret);
   // Link changes reach this thread from the main thread (listeners.ts), not from Postgres.
   const linkChanges = linkChangeSubscribers();
+  // This thread's clicks reach the realtime counters the way the main thread's do.
+  const clickCounter = createClickCounter({ db, clock: systemClock });
   const clickPipeline = createClickPipeline(clickPipelineDeps(config, db, ipHasher, dataDir), {
     backlogLimit: config.clickBacklog,
     journal: { syncMs: config.journalSyncMs },
+    onClick: (click) => clickCounter.count(click.org_id, click.created_at),
   });
   let server: Server<undefined> | undefined;
   try {
     await clickPipeline.start();
+    clickCounter.start();
     const linkCache = createLinkCache({ db, trackingHost: config.trackingHost, linkChanges, requireVerifiedDomains: config.domainVerification === 'dns' });
     await linkCache.start();
     const deps = { linkCache, campaignCache: createCampaignCache({ db }), clickPipeline, clock: systemClock, ipHasher, config, db, ipIntel: openIpIntel(ipIntelOptionsFor(config)) };
@@ -78,6 +83,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
         linkCache.stop();
         await listening.stop(false);
         await clickPipeline.stop().catch((error) => console.error('tracking listener: stop failed', errorMessage(error)));
+        await clickCounter.stop();
         await db.close().catch(() => {});
         reply({ kind: 'stopped', pending: clickPipeline.pending() });
       }
@@ -85,6 +91,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
     reply({ kind: 'ready' });
   } catch (error) {
     server?.stop(true);
+    await clickCounter.stop();
     await clickPipeline.stop().catch(() => {});
     await db.close().catch(() => {});
     reply({ kind: 'failed', message: errorMessage(error) });

@@ -68,6 +68,8 @@ export interface ClickPipelineOptions {
    */
   backlogLimit?: number;
   journal?: JournalOptions;
+  /** Told of each click once it is journaled: the realtime counters (src/analytics/realtime.counter.ts). */
+  onClick?: (click: JournaledClick) => void;
   /**
    * How busy the event loop answering the redirects is. Default: this thread's CPU time, when
    * the writer runs elsewhere; never busy when it runs on this loop (its own work would count).
@@ -307,7 +309,10 @@ export function createClickPipeline(
   };
 
   return {
-    recordClick: (click, query) => append(query ? { k: 'c', r: click, q: query } : { k: 'c', r: click }),
+    recordClick: (click, query) => {
+      append(query ? { k: 'c', r: click, q: query } : { k: 'c', r: click });
+      options.onClick?.(click);
+    },
     recordImpression: (impression) => append({ k: 'i', r: impression }),
     flush,
     pending: () => journal.pending(),

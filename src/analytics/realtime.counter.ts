@@ -1,0 +1,107 @@
+import type { Queryable } from '../db/db';
+import { errorMessage } from '../shared/error-message';
+import type { Clock } from '../shared/ids';
+import { addClickCounts, orgMinuteKey, pruneClickCounts, type MinuteCount } from './realtime.repo';
+
+/**
+ * Clicks answered by this thread, counted per organization and minute the moment they are
+ * journaled, and added to the shared `realtime_clicks` rows every FLUSH_MS: the realtime
+ * counters see a click before the batcher writes it (docs/dashboard.md, "Realtime").
+ */
+export interface ClickCounter {
+  /** One click of `orgId` at `createdAt` (ISO text or epoch ms); one older than the window is not counted. */
+  count(orgId: string, createdAt: string | number): void;
+  /** This thread's counts of `orgId` not yet in the shared rows (those being added included). */
+  unflushed(orgId: string): MinuteCount[];
+  /** Adds what is counted to the shared rows now; on failure the counts are kept for the next try. */
+  flush(): Promise<void>;
+  start(): void;
+  /** Stops the timer and adds what is left. */
+  stop(): Promise<void>;
+}
+
+export const REALTIME_WINDOW_MINUTES = 15;
+export const MINUTE_MS = 60_000;
+const WINDOW_MS = REALTIME_WINDOW_MINUTES * MINUTE_MS;
+/** Every node adds its counts this often: two nodes' counters differ by at most this plus a poll. */
+export const FLUSH_MS = 500;
+/** Shared rows are kept this long, well past the window, and pruned at most this often. */
+const KEEP_MS = 60 * MINUTE_MS;
+const PRUNE_EVERY_MS = MINUTE_MS;
+
+export const minuteOf = (time: number) => Math.floor(time / MINUTE_MS) * MINUTE_MS;
+
+export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Queryable; clock: Clock; flushMs?: number }): ClickCounter {
+  let counts = new Map<string, number>();
+  let adding = new Map<string, number>();
+  let flushing: Promise<void> | null = null;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let prunedAt = 0;
+  let lastFailure: string | undefined;
+
+  const merge = (into: Map<string, number>, from: ReadonlyMap<string, number>) => {
+    for (const [key, n] of from) into.set(key, (into.get(key) ?? 0) + n);
+  };
+
+  const addNow = async () => {
+    adding = counts;
+    counts = new Map();
+    try {
+      await addClickCounts(db, adding);
+      adding = new Map();
+      if (lastFailure !== undefined) console.error('realtime counter: adding counts works again');
+      lastFailure = undefined;
+    } catch (error) {
+      merge(counts, adding);
+      adding = new Map();
+      const message = errorMessage(error);
+      if (message !== lastFailure) console.error('realtime counter: adding counts failed; kept for the next try:', message);
+      lastFailure = message;
+      return;
+    }
+    const now = clock().getTime();
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now;
+      await pruneClickCounts(db, new Date(now - KEEP_MS)).catch(() => {});
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (flushing) return flushing.then(() => (counts.size > 0 ? flush() : undefined));
+    if (counts.size === 0) return Promise.resolve();
+    flushing = addNow().finally(() => (flushing = null));
+    return flushing;
+  };
+
+  return {
+    count(orgId, createdAt) {
+      const time = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
+      if (!(time >= clock().getTime() - WINDOW_MS)) return;
+      const key = orgMinuteKey(orgId, minuteOf(time));
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    unflushed(orgId) {
+      const prefix = `${orgId}\t`;
+      const found = new Map<number, number>();
+      for (const map of [counts, adding]) {
+        for (const [key, n] of map) {
+          if (!key.startsWith(prefix)) continue;
+          const minute = Number(key.slice(prefix.length));
+          found.set(minute, (found.get(minute) ?? 0) + n);
+        }
+      }
+      return [...found].map(([minute, count]) => ({ minute, count }));
+    },
+    flush,
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void flush(), flushMs);
+      timer.unref?.();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,313 @@
+/*
+ * The web app's only script (docs/dashboard.md, "Web app"). Served from this origin under a CSP
+ * that allows no inline script. It sends forms as JSON to the session API (the CSRF rule: same
+ * origin, JSON bodies only), shows each API error beside the field it names, keeps the overview
+ * live over server-sent events and draws the charts with uPlot.
+ */
+(function () {
+  'use strict';
+
+  // ---- forms ---------------------------------------------------------------------------------
+
+  /** The value of one control as its data-type says: number, boolean, json, or text; undefined to leave it out. */
+  function valueOf(control) {
+    var type = control.getAttribute('data-type');
+    if (control.type === 'checkbox') return control.checked;
+    var raw = control.value;
+    if (raw === '') return control.getAttribute('data-empty') === 'null' ? null : undefined;
+    if (type === 'number') return Number(raw);
+    if (type === 'json') {
+      try {
+        return JSON.parse(raw);
+      } catch (error) {
+        throw { field: control.name, message: 'is not valid JSON: ' + error.message };
+      }
+    }
+    return raw;
+  }
+
+  function bodyOf(form) {
+    var body = {};
+    var controls = form.querySelectorAll('input[name], select[name], textarea[name]');
+    for (var i = 0; i < controls.length; i++) {
+      var value = valueOf(controls[i]);
+      if (value !== undefined) body[controls[i].name] = value;
+    }
+    return body;
+  }
+
+  function clearErrors(form) {
+    var slots = form.querySelectorAll('[data-error-for]');
+    for (var i = 0; i < slots.length; i++) {
+      slots[i].textContent = '';
+      slots[i].hidden = true;
+    }
+    var invalid = form.querySelectorAll('[aria-invalid]');
+    for (var j = 0; j < invalid.length; j++) invalid[j].removeAttribute('aria-invalid');
+  }
+
+  /** The slot for `field` (rules.0.when.os goes beside `rules`), or the form's own slot. */
+  function slotFor(form, field) {
+    var parts = field.split('.');
+    for (var n = parts.length; n > 0; n--) {
+      var name = parts.slice(0, n).join('.');
+      var slot = form.querySelector('[data-error-for="' + name.replace(/"/g, '') + '"]');
+      if (slot) return { slot: slot, name: name };
+    }
+    return { slot: form.querySelector('[data-error-for=""]'), name: '' };
+  }
+
+  function showError(form, field, message) {
+    var found = slotFor(form, field);
+    if (!found.slot) return;
+    var prefix = field && field !== found.name ? field + ': ' : '';
+    found.slot.textContent = (found.slot.textContent ? found.slot.textContent + ' ' : '') + prefix + message;
+    found.slot.hidden = false;
+    var control = found.name ? form.querySelector('[name="' + found.name.replace(/"/g, '') + '"]') : null;
+    if (control) control.setAttribute('aria-invalid', 'true');
+  }
+
+  /** Puts an API error where it belongs: field errors beside their fields, the rest above the button. */
+  function showApiError(form, status, payload) {
+    var error = payload && payload.error;
+    if (error && typeof error === 'object') {
+      var fields = error.fieldErrors || {};
+      Object.keys(fields).forEach(function (field) {
+        fields[field].forEach(function (message) {
+          showError(form, field, message);
+        });
+      });
+      (error.formErrors || []).forEach(function (message) {
+        showError(form, '', message);
+      });
+    } else {
+      showError(form, '', typeof error === 'string' ? error : 'request failed (' + status + ')');
+    }
+    var first = form.querySelector('[aria-invalid="true"]');
+    if (first) first.focus();
+  }
+
+  function request(method, url, body) {
+    var init = { method: method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return fetch(url, init).then(function (response) {
+      var type = response.headers.get('content-type') || '';
+      var parsed = type.indexOf('application/json') === 0 ? response.json() : Promise.resolve(null);
+      return parsed.then(function (payload) {
+        return { ok: response.ok, status: response.status, payload: payload };
+      });
+    });
+  }
+
+  /** What a success does, from data-success: reload, redirect:<path>, or show:<template id> (fills the result). */
+  function succeed(element, payload) {
+    var success = element.getAttribute('data-success') || 'reload';
+    if (success === 'reload') return window.location.reload();
+    if (success.indexOf('redirect:') === 0) return window.location.assign(success.slice('redirect:'.length));
+    var result = document.getElementById(element.getAttribute('data-result'));
+    if (!result) return;
+    if (success === 'show-json') {
+      result.textContent = JSON.stringify(payload, null, 2);
+    } else if (success.indexOf('show:') === 0) {
+      result.textContent = payload ? String(payload[success.slice('show:'.length)]) : '';
+    }
+    result.hidden = false;
+    var container = result.closest('[data-result-box]');
+    if (container) container.hidden = false;
+  }
+
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.hasAttribute('data-api')) return;
+    event.preventDefault();
+    clearErrors(form);
+    var body;
+    try {
+      body = bodyOf(form);
+    } catch (invalid) {
+      showError(form, invalid.field, invalid.message);
+      return;
+    }
+    var extra = form.getAttribute('data-body');
+    if (extra) Object.assign(body, JSON.parse(extra));
+    var button = form.querySelector('[type="submit"]');
+    if (button) button.disabled = true;
+    request(form.getAttribute('data-method') || 'POST', form.getAttribute('data-api'), body)
+      .then(function (answer) {
+        if (answer.ok) succeed(form, answer.payload);
+        else showApiError(form, answer.status, answer.payload);
+      })
+      .catch(function () {
+        showError(form, '', 'the server could not be reached');
+      })
+      .then(function () {
+        if (button) button.disabled = false;
+      });
+  });
+
+  // Buttons outside forms that make one call (pause, resume, revoke, sync): data-api, data-method, data-body.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest && event.target.closest('button[data-api]');
+    if (!button) return;
+    if (button.hasAttribute('data-confirm') && !window.confirm(button.getAttribute('data-confirm'))) return;
+    var box = document.getElementById(button.getAttribute('data-error'));
+    if (box) box.hidden = true;
+    button.disabled = true;
+    var extra = button.getAttribute('data-body');
+    request(button.getAttribute('data-method') || 'POST', button.getAttribute('data-api'), extra ? JSON.parse(extra) : undefined)
+      .then(function (answer) {
+        button.disabled = false;
+        if (answer.ok) return succeed(button, answer.payload);
+        if (box) {
+          var error = answer.payload && answer.payload.error;
+          box.textContent = typeof error === 'string' ? error : JSON.stringify(error);
+          box.hidden = false;
+        }
+      })
+      .catch(function () {
+        button.disabled = false;
+      });
+  });
+
+  // ---- charts --------------------------------------------------------------------------------
+
+  function readData(id) {
+    var block = document.getElementById(id);
+    return block ? JSON.parse(block.textContent) : null;
+  }
+
+  function widthOf(element) {
+    return Math.max(280, element.clientWidth);
+  }
+
+  /** Keeps a chart as wide as its box. */
+  function fit(chart, element, height) {
+    var resize = function () {
+      chart.setSize({ width: widthOf(element), height: height });
+    };
+    window.addEventListener('resize', resize);
+  }
+
+  // ---- overview: live counters and the per-minute chart --------------------------------------
+
+  function startOverview(root) {
+    var chartBox = document.getElementById('minute-chart');
+    var initial = readData('realtime-data');
+    var chart = null;
+    var series = function (data) {
+      return [
+        data.per_minute.map(function (m) {
+          return Date.parse(m.minute) / 1000;
+        }),
+        data.per_minute.map(function (m) {
+          return m.clicks;
+        }),
+        data.per_minute.map(function (m) {
+          return m.installs;
+        }),
+        data.per_minute.map(function (m) {
+          return m.conversions;
+        }),
+      ];
+    };
+    var render = function (data) {
+      ['clicks', 'installs', 'conversions'].forEach(function (name) {
+        var counter = root.querySelector('[data-counter="' + name + '"]');
+        if (counter) counter.textContent = String(data[name]);
+      });
+      root.setAttribute('data-updated', String(Date.now()));
+      if (!chartBox || !window.uPlot) return;
+      if (!chart) {
+        chart = new window.uPlot(
+          {
+            width: widthOf(chartBox),
+            height: 220,
+            scales: { y: { range: function (u, min, max) { return [0, Math.max(4, max)]; } } },
+            series: [
+              {},
+              { label: 'Clicks', stroke: '#1f5eff', width: 2 },
+              { label: 'Installs', stroke: '#0f9d58', width: 2 },
+              { label: 'Conversions', stroke: '#d93025', width: 2 },
+            ],
+            axes: [{}, { size: 40 }],
+          },
+          series(data),
+          chartBox,
+        );
+        fit(chart, chartBox, 220);
+      } else {
+        chart.setData(series(data));
+      }
+    };
+    if (initial) render(initial);
+    if (!window.EventSource) return;
+    var status = root.querySelector('[data-stream-status]');
+    var source = new EventSource('/api/dashboard/realtime');
+    source.addEventListener('realtime', function (event) {
+      render(JSON.parse(event.data));
+      if (status) status.textContent = 'Live';
+    });
+    source.addEventListener('error', function () {
+      if (status) status.textContent = 'Reconnecting…';
+    });
+    window.addEventListener('pagehide', function () {
+      source.close();
+    });
+  }
+
+  // ---- campaigns: spend against revenue, CPI and ROAS by day ---------------------------------
+
+  function startCampaigns() {
+    var box = document.getElementById('pivot-chart');
+    var pivot = readData('pivot-data');
+    if (!box || !pivot || !window.uPlot) return;
+    // Every day of the window, those without a row at zero.
+    var days = {};
+    var keys = [];
+    for (var time = Date.parse(pivot.from + 'T00:00:00Z'); time <= Date.parse(pivot.to + 'T00:00:00Z'); time += 86400000) {
+      var key = new Date(time).toISOString().slice(0, 10);
+      days[key] = { spend: 0, revenue: 0, installs: 0 };
+      keys.push(key);
+    }
+    pivot.rows.forEach(function (row) {
+      var day = days[row.day];
+      if (!day) return;
+      day.spend += row.spend;
+      day.revenue += row.revenue;
+      day.installs += row.installs;
+    });
+    var data = [
+      keys.map(function (day) { return Date.parse(day + 'T00:00:00Z') / 1000; }),
+      keys.map(function (day) { return days[day].spend; }),
+      keys.map(function (day) { return days[day].revenue; }),
+      keys.map(function (day) { return days[day].installs > 0 ? days[day].spend / days[day].installs : null; }),
+      keys.map(function (day) { return days[day].spend > 0 ? days[day].revenue / days[day].spend : null; }),
+    ];
+    var chart = new window.uPlot(
+      {
+        width: widthOf(box),
+        height: 260,
+        series: [
+          {},
+          { label: 'Spend', stroke: '#d93025', width: 2, scale: 'money' },
+          { label: 'Revenue', stroke: '#0f9d58', width: 2, scale: 'money' },
+          { label: 'CPI', stroke: '#1f5eff', width: 2, dash: [6, 4], scale: 'money' },
+          { label: 'ROAS', stroke: '#8e24aa', width: 2, scale: 'ratio' },
+        ],
+        axes: [{}, { scale: 'money', size: 50 }, { scale: 'ratio', side: 1, size: 40, grid: { show: false } }],
+      },
+      data,
+      box,
+    );
+    fit(chart, box, 260);
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    var overview = document.querySelector('[data-overview]');
+    if (overview) startOverview(overview);
+    startCampaigns();
+  });
+})();

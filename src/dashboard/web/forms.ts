@@ -1,0 +1,71 @@
+import { html, type Html } from './html';
+
+/**
+ * Forms the script sends as JSON to the session API (assets/app.js): every control has a label,
+ * a hint and an error slot tied to it with aria-describedby; the API's field errors land in the
+ * slot of the field they name, the rest in the form's own alert.
+ */
+export interface FieldOptions {
+  name: string;
+  label: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'url' | 'date' | 'search';
+  value?: string | number | null;
+  required?: boolean;
+  hint?: string;
+  placeholder?: string;
+  autocomplete?: string;
+  /** How the script sends the value: text by default. */
+  dataType?: 'number' | 'json';
+  /** An empty value is sent as null rather than left out. */
+  emptyIsNull?: boolean;
+  /** A select's options, value and label. */
+  options?: readonly (readonly [string, string])[];
+  /** A textarea, with this many rows. */
+  rows?: number;
+}
+
+export function field(form: string, options: FieldOptions): Html {
+  const id = `${form}-${options.name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const described = [options.hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
+  const common = html`id="${id}" name="${options.name}" aria-describedby="${described}"${options.required ? html` required` : ''}${
+    options.dataType ? html` data-type="${options.dataType}"` : ''
+  }${options.emptyIsNull ? html` data-empty="null"` : ''}`;
+  const control = options.options
+    ? html`<select ${common}>${options.options.map(([value, label]) => html`<option value="${value}"${String(options.value ?? '') === value ? html` selected` : ''}>${label}</option>`)}</select>`
+    : options.rows
+      ? html`<textarea ${common} rows="${options.rows}" spellcheck="false">${options.value ?? ''}</textarea>`
+      : html`<input ${common} type="${options.type ?? 'text'}"${options.value !== undefined && options.value !== null ? html` value="${options.value}"` : ''}${
+          options.placeholder ? html` placeholder="${options.placeholder}"` : ''
+        }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}>`;
+  return html`<div class="field">
+<label for="${id}">${options.label}</label>
+${control}
+${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
+<p class="error" id="${id}-error" data-error-for="${options.name}" hidden></p>
+</div>`;
+}
+
+export interface ApiFormOptions {
+  id: string;
+  /** The session API path the form sends to. */
+  api: string;
+  method?: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  submit: string;
+  /** reload (default), redirect:<path>, show-json, or show:<field> (the answer's field into `result`). */
+  success?: string;
+  /** The element the answer is shown in, for show-json and show:<field>. */
+  result?: string;
+  /** Fields sent with every submission, beside the controls'. */
+  body?: Record<string, unknown>;
+  label?: string;
+}
+
+export function apiForm(options: ApiFormOptions, controls: Html | Html[]): Html {
+  return html`<form class="stack" id="${options.id}" data-api="${options.api}" data-method="${options.method ?? 'POST'}" data-success="${options.success ?? 'reload'}"${
+    options.result ? html` data-result="${options.result}"` : ''
+  }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}>
+${controls}
+<p class="error" role="alert" data-error-for="" hidden></p>
+<div class="actions"><button type="submit">${options.submit}</button></div>
+</form>`;
+}

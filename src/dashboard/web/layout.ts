@@ -1,0 +1,63 @@
+import { assetUrl } from './assets.routes';
+import { html, type Html } from './html';
+
+/** The pages of the signed-in app, in the order the navigation lists them. */
+export const NAVIGATION = [
+  { path: '/', label: 'Overview' },
+  { path: '/links', label: 'Links' },
+  { path: '/apps', label: 'Apps' },
+  { path: '/keys', label: 'API keys' },
+  { path: '/campaigns', label: 'Campaigns' },
+  { path: '/invalid-clicks', label: 'Invalid clicks' },
+  { path: '/settings', label: 'Settings' },
+  { path: '/docs', label: 'API reference' },
+] as const;
+
+export type NavPath = (typeof NAVIGATION)[number]['path'];
+
+function head(title: string, charts: boolean, script = true): Html {
+  return html`<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Attribution</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assetUrl('/assets/app.css')}">
+${charts ? html`<link rel="stylesheet" href="${assetUrl('/assets/uplot.css')}"><script src="${assetUrl('/assets/uplot.js')}" defer></script>` : ''}
+${script ? html`<script src="${assetUrl('/assets/app.js')}" defer></script>` : ''}
+</head>`;
+}
+
+/** A signed-in page: skip link, navigation with the current page marked, sign-out, the content under one h1. */
+export function appPage(options: { title: string; current: NavPath | null; charts?: boolean }, content: Html): Html {
+  const nav = NAVIGATION.map(
+    (item) => html`<li><a href="${item.path}"${item.path === options.current ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+  );
+  return html`<html lang="en">
+${head(options.title, options.charts ?? false)}
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<a class="brand" href="/">Attribution</a>
+<nav aria-label="Main"><ul>${nav}</ul></nav>
+<form data-api="/logout" data-method="POST" data-success="redirect:/login"><button class="link" type="submit">Sign out</button></form>
+</header>
+<main id="main">
+<h1>${options.title}</h1>
+${content}
+</main>
+</body>
+</html>`;
+}
+
+/** A page outside the session (sign-in, sign-up, the API reference): no navigation. */
+export function publicPage(title: string, content: Html, options: { wide?: boolean; script?: boolean } = {}): Html {
+  return html`<html lang="en">
+${head(title, false, options.script ?? true)}
+<body>
+<main id="main"${options.wide ? '' : html` class="auth"`}>
+<h1>${title}</h1>
+${content}
+</main>
+</body>
+</html>`;
+}

@@ -1,0 +1,131 @@
+import { Elysia, t } from 'elysia';
+import type { Mirror } from '../../analytics/mirror';
+import { campaignPivot } from '../../analytics/pivot';
+import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
+import { listApps } from '../../apps/apps.service';
+import { listApiKeys } from '../../auth/api-keys';
+import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
+import { listCampaigns } from '../../campaigns/campaigns.service';
+import type { Config } from '../../config';
+import type { Db } from '../../db/db';
+import { HttpError } from '../../http/errors';
+import { LinkParams } from '../../links/links.model';
+import { getLink, listLinks } from '../../links/links.service';
+import { DEFAULT_EXPORT_DAYS as DEFAULT_INVALID_DAYS, parseExportDays } from '../../protect/export.model';
+import { selectInvalidIps } from '../../protect/export.repo';
+import { selectCampaignNames } from '../../campaigns/campaigns.repo';
+import { readGoogleAds } from '../../protect/integrations.service';
+import { selectInvalidThreshold } from '../../protect/settings.repo';
+import type { Clock } from '../../shared/ids';
+import { exportWindow } from '../export/export.model';
+import { html, htmlResponse, type Html } from './html';
+import { appPage } from './layout';
+import { appsPage } from './pages/apps.page';
+import { campaignsPage } from './pages/campaigns.page';
+import { INVALID_CLICKS_PAGE_ROWS, invalidClicksPage } from './pages/invalid-clicks.page';
+import { keysPage } from './pages/keys.page';
+import { linkPage } from './pages/link.page';
+import { linksPage } from './pages/links.page';
+import { overviewPage } from './pages/overview.page';
+import { settingsPage } from './pages/settings.page';
+import { loginPage, registerPage } from './pages/sign-in.page';
+
+export interface WebDeps extends RealtimeDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification'>;
+  mirror: Pick<Mirror, 'query' | 'catchUp'>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** What each page declares for the API reference. */
+const page = (summary: string) => ({
+  detail: {
+    tags: ['Web app'],
+    summary,
+    security: [{ session: [] }],
+    responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 302: { description: 'to /login without a session' } },
+  },
+});
+
+const seeOther = (location: string) => new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } });
+
+/**
+ * The web app's pages, rendered on the server from the same services as the API; the script
+ * (assets/app.js) sends their forms to the session API. Without a session a page sends the
+ * browser to /login, and the sign-in pages send a signed-in browser to the overview.
+ */
+export function webRoutes(deps: WebDeps) {
+  const { db, config } = deps;
+  const sessionOf = (request: Request) => verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
+  const signedIn = async (request: Request, render: (session: SessionPrincipal) => Promise<Html>): Promise<Response> => {
+    const session = await sessionOf(request);
+    if (!session) return seeOther('/login');
+    try {
+      return htmlResponse(await render(session));
+    } catch (error) {
+      // An unknown or foreign id reads as unknown, as in the API.
+      if (error instanceof HttpError && error.status === 404) return htmlResponse(appPage({ title: 'Not found', current: null }, html`<p>${error.message}.</p><p><a href="/">Overview</a></p>`), 404);
+      throw error;
+    }
+  };
+  const signedOut = async (request: Request, render: () => Html) => ((await sessionOf(request)) ? seeOther('/') : htmlResponse(render()));
+  const orDefault = <T>(read: () => T, fallback: () => T): { value: T; error: string | null } => {
+    try {
+      return { value: read(), error: null };
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return { value: fallback(), error: 'The window given is not valid; showing the default.' };
+    }
+  };
+
+  return new Elysia({ name: 'dashboard-web' })
+    .get('/login', ({ request }) => signedOut(request, loginPage), { detail: { tags: ['Web app'], summary: 'Sign-in page', responses: { 200: { description: 'the page', content: { 'text/html': {} } } } } })
+    .get('/register', ({ request }) => signedOut(request, registerPage), { detail: { tags: ['Web app'], summary: 'Sign-up page', responses: { 200: { description: 'the page', content: { 'text/html': {} } } } } })
+    .get('/', ({ request }) =>
+      signedIn(request, async (session) => {
+        const [realtime, links] = await Promise.all([realtimeSnapshot(deps, session.orgId), listLinks(deps, session.orgId, 1)]);
+        return overviewPage(realtime, links.length > 0);
+      }), page('Overview: realtime counters and the per-minute chart'))
+    .get('/links', ({ request }) =>
+      signedIn(request, async (session) => {
+        const [links, campaigns] = await Promise.all([listLinks(deps, session.orgId, 500), listCampaigns(deps, session.orgId, 1000)]);
+        return linksPage(links, campaigns);
+      }), page('Links: create, pause and resume'))
+    .get('/links/:id', ({ request, params }) => signedIn(request, async (session) => linkPage(await getLink(deps, session.orgId, params.id))), {
+      params: LinkParams,
+      ...page("A link's settings; a smart link's rules editor with the route test"),
+    })
+    .get('/apps', ({ request }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, 1000))), page('Apps and their SDK keys'))
+    .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId))), page('API keys: create, list by prefix, revoke'))
+    .get('/campaigns', ({ request, query }) =>
+      signedIn(request, async (session) => {
+        const now = deps.clock();
+        const window = orDefault(() => exportWindow(query, now), () => exportWindow({}, now));
+        const rows = await campaignPivot(deps.mirror, { orgId: session.orgId, ...window.value });
+        return campaignsPage(rows, window.value, window.error);
+      }), {
+      query: t.Object({ from: t.Optional(t.String({ maxLength: 10 })), to: t.Optional(t.String({ maxLength: 10 })) }),
+      ...page('Campaigns report: the pivot as a table and a chart, with the CSV'),
+    })
+    .get('/invalid-clicks', ({ request, query }) =>
+      signedIn(request, async (session) => {
+        const days = orDefault(() => parseExportDays(query), () => DEFAULT_INVALID_DAYS).value;
+        await deps.mirror.catchUp();
+        const threshold = await selectInvalidThreshold(db, session.orgId);
+        const since = new Date(deps.clock().getTime() - days * DAY_MS);
+        const rows = await selectInvalidIps(deps.mirror, { orgId: session.orgId, since, threshold, after: null, limit: INVALID_CLICKS_PAGE_ROWS });
+        const names = await selectCampaignNames(db, session.orgId, [...new Set(rows.map((row) => row.campaign_id).filter((id) => id !== ''))]);
+        const googleAds = await readGoogleAds(deps, session.orgId);
+        return invalidClicksPage({ rows, names, days, threshold, connected: googleAds.connected });
+      }), {
+      query: t.Object({ days: t.Optional(t.String({ maxLength: 8 })) }),
+      ...page('Invalid clicks: the table, the CSV and the Google Ads sync'),
+    })
+    .get('/settings', ({ request }) =>
+      signedIn(request, async (session) => {
+        const [googleAds, threshold] = await Promise.all([readGoogleAds(deps, session.orgId), selectInvalidThreshold(db, session.orgId)]);
+        return settingsPage({ googleAds, threshold });
+      }), page('Settings: the Google Ads connection, the invalid-click threshold, password and sessions'));
+}

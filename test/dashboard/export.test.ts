@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'bun:test';
+import { parse } from 'csv-parse/sync';
+import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS } from '../../src/dashboard/export/export.model';
+import { dashboardExport, safeText } from '../../src/dashboard/export/export.service';
+import { body, testApp } from '../support/app';
+import { insertClick } from '../support/clicks';
+import { backends } from '../support/db';
+import { insertConversion, insertCost } from '../support/facts';
+import { insertCampaign } from '../support/fixtures';
+import { expectSecurityHeaders } from '../support/http';
+import { registerAccount } from '../protect/support';
+
+const DAY_MS = 86_400_000;
+const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
+
+for (const backend of backends()) {
+  describe(`GET /api/dashboard/export on ${backend.name}`, async () => {
+    const db = await backend.create();
+    const t = await testApp(db, {}, { workers: false });
+    const exportCsv = (cookie: string, query: string) => t.request(`/api/dashboard/export${query}`, { headers: { cookie } });
+    const rowsOf = async (res: Response) => parse(await res.text(), { columns: true, bom: false }) as Record<string, string>[];
+
+    test('clicks: the read model as columns, oldest first, only the window and only this organization', async () => {
+      const me = await registerAccount(t);
+      const them = await registerAccount(t);
+      const first = await insertClick(db, {
+        orgId: me.orgId, createdAt: '2026-08-10T00:00:00.000Z', gclid: 'Cj0', keyword: '=HYPERLINK("x")', matchType: 'e', network: 'g', device: 'm',
+        latencyMs: 3, transparentParamPresent: true, riskReasons: ['rapid_repeat', 'datacenter_ip'], dropReason: 'bot',
+      });
+      const second = await insertClick(db, { orgId: me.orgId, createdAt: '2026-08-11T23:59:59.999Z', nextHopUrl: 'https://shop.example.com/a,"b"' });
+      await insertClick(db, { orgId: me.orgId, createdAt: '2026-08-12T00:00:00.000Z' });
+      await insertClick(db, { orgId: me.orgId, createdAt: '2026-08-09T23:59:59.999Z' });
+      await insertClick(db, { orgId: them.orgId, createdAt: '2026-08-10T12:00:00.000Z' });
+
+      const res = await exportCsv(me.cookie, '?type=clicks&from=2026-08-10&to=2026-08-11');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="clicks-2026-08-10-2026-08-11.csv"');
+      expectSecurityHeaders(res);
+      const text = await res.clone().text();
+      expect(text.split('\r\n')[0]).toBe(CLICK_EXPORT_COLUMNS.join(','));
+      const rows = await rowsOf(res);
+      expect(rows.map((row) => row.id)).toEqual([first, second]);
+      expect(rows[0]).toEqual({
+        id: first, createdAt: '2026-08-10T00:00:00.000Z', gclid: 'Cj0', gbraid: '', wbraid: '', campaignExtId: '', adGroupExtId: '', creativeId: '',
+        keyword: `'=HYPERLINK("x")`, matchType: 'e', network: 'g', device: 'm', nextHopUrl: 'https://shop.example.com/landing',
+        transparentParamPresent: 'true', forceTransparent: 'false', isBot: 'false', latencyMs: '3', dropReason: 'bot',
+        riskScore: expect.stringMatching(/^[1-9][0-9]*$/), riskReasons: 'datacenter_ip|rapid_repeat', route: '',
+      });
+      expect(rows[1]!.nextHopUrl).toBe('https://shop.example.com/a,"b"');
+    });
+
+    test('conversions: one row per conversion with the read model fields', async () => {
+      const me = await registerAccount(t);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      const id = await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T08:00:00Z', value: 12.5, currency: 'EUR', orderId: 'o-1', event: 'purchase' });
+      const res = await exportCsv(me.cookie, '?type=conversions&from=2026-08-10&to=2026-08-10');
+      expect(res.status).toBe(200);
+      expect((await res.clone().text()).split('\r\n')[0]).toBe(CONVERSION_EXPORT_COLUMNS.join(','));
+      expect(await rowsOf(res)).toEqual([
+        { id, createdAt: '2026-08-10T08:00:00.000Z', clickId: '', campaignId, eventName: 'purchase', value: '12.5', currency: 'EUR', orderId: 'o-1', gclid: '', source: 'api' },
+      ]);
+    });
+
+    test('pivot: day and campaign rows, cpi and roas empty when undefined', async () => {
+      const me = await registerAccount(t);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      await insertClick(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T08:00:00Z' });
+      await insertCost(db, { orgId: me.orgId, campaignId, day: '2026-08-10', spend: 40 });
+      await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T09:00:00Z', value: 10 });
+      const res = await exportCsv(me.cookie, '?type=pivot&from=2026-08-10&to=2026-08-10');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="pivot-2026-08-10-2026-08-10.csv"');
+      expect((await res.clone().text()).split('\r\n')[0]).toBe(PIVOT_EXPORT_COLUMNS.join(','));
+      expect(await rowsOf(res)).toEqual([
+        { day: '2026-08-10', campaign_id: campaignId, campaign: 'Campaign', clicks: '1', installs: '0', conversions: '1', revenue: '10', spend: '40', cpi: '', roas: '0.25' },
+      ]);
+    });
+
+    test('pages follow each other by time and id, microseconds included, every row once', async () => {
+      const me = await registerAccount(t);
+      const times = ['2026-08-10T10:00:00.000001Z', '2026-08-10T10:00:00.000002Z', '2026-08-10T10:00:00.000002Z', '2026-08-10T10:00:00.000003Z', '2026-08-10T11:00:00Z'];
+      const ids: string[] = [];
+      for (const time of times) ids.push(await insertClick(db, { orgId: me.orgId, createdAt: new Date(Date.parse(time)) }));
+      // insertClick keeps milliseconds: the microseconds are set here, as Postgres stores them.
+      for (const [i, time] of times.entries()) await db.query('UPDATE clicks SET created_at = $2::timestamptz WHERE id = $1', [ids[i], time]);
+      const csv = await dashboardExport(t.services, me.orgId, { type: 'clicks', from: '2026-08-10', to: '2026-08-10' }, 2);
+      const rows = parse(await new Response(csv.body).text(), { columns: true }) as Record<string, string>[];
+      const sameTime = [ids[1]!, ids[2]!].sort();
+      expect(rows.map((row) => row.id)).toEqual([ids[0]!, ...sameTime, ids[3]!, ids[4]!]);
+    });
+
+    test('from and to default to the last 30 days, today included', async () => {
+      const me = await registerAccount(t);
+      const now = Date.now();
+      const inside = await insertClick(db, { orgId: me.orgId, createdAt: new Date(Date.parse(`${dayOf(now - 29 * DAY_MS)}T00:00:00Z`)) });
+      const today = await insertClick(db, { orgId: me.orgId, createdAt: new Date(now - 1000) });
+      await insertClick(db, { orgId: me.orgId, createdAt: new Date(Date.parse(`${dayOf(now - 29 * DAY_MS)}T00:00:00Z`) - 1) });
+      const res = await exportCsv(me.cookie, '?type=clicks');
+      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="clicks-${dayOf(now - 29 * DAY_MS)}-${dayOf(now)}.csv"`);
+      expect((await rowsOf(res)).map((row) => row.id)).toEqual([inside, today]);
+    });
+
+    test('bad type, dates or window: 400 naming the field, and no file', async () => {
+      const me = await registerAccount(t);
+      const cases: [string, string][] = [
+        ['', 'type'],
+        ['?type=installs', 'type'],
+        ['?type=clicks&from=2026-02-30', 'from'],
+        ['?type=clicks&to=20260801', 'to'],
+        ['?type=clicks&from=2026-08-10&to=2026-08-09', 'to'],
+        ['?type=pivot&from=2025-01-01&to=2026-01-03', 'to'],
+      ];
+      for (const [query, field] of cases) {
+        const res = await exportCsv(me.cookie, query);
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toStartWith('application/json');
+        const error = (await body(res)).error;
+        expect(Object.keys(error.fieldErrors)).toEqual([field]);
+        expect(error.formErrors).toEqual([]);
+      }
+      expect((await exportCsv(me.cookie, '?type=pivot&from=2025-01-01&to=2026-01-02')).status).toBe(200);
+    });
+
+    test('no session, a foreign cookie or a signed-out one: 401', async () => {
+      const me = await registerAccount(t);
+      expect((await t.request('/api/dashboard/export?type=clicks')).status).toBe(401);
+      expect((await exportCsv('svc_session=forged.token.value', '?type=clicks')).status).toBe(401);
+      await t.request('/logout', { method: 'POST', headers: { cookie: me.cookie } });
+      const res = await exportCsv(me.cookie, '?type=clicks');
+      expect(res.status).toBe(401);
+      expect(await body(res)).toEqual({ error: 'unauthorized' });
+    });
+
+    test('POST is not allowed', async () => {
+      const me = await registerAccount(t);
+      const res = await t.request('/api/dashboard/export?type=clicks', { method: 'POST', headers: { cookie: me.cookie, origin: 'http://api.test.local' } });
+      expect(res.status).toBe(405);
+    });
+  });
+}
+
+describe('safeText', () => {
+  test('neutralises what a spreadsheet would run, leaves the rest', () => {
+    for (const value of ['=1+1', '+1', '-2', '@SUM(A1)', '\tx', '\rx']) expect(safeText(value)).toBe(`'${value}`);
+    for (const value of ['plain', 'a=b', '', '1-2']) expect(safeText(value)).toBe(value);
+    expect(safeText(null)).toBeNull();
+  });
+});
