@@ -88,14 +88,16 @@ export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
     }
     return lastAddress;
   };
-  const pool = (ip: string): PoolFacts => {
+  const asnRecord = (ip: string) => {
     const parsed = address(ip);
-    if (!parsed) return NO_POOL;
+    if (!parsed) return null;
     asnTable ??= loadAsnTable({ dir: options.asnDir, cacheDir: options.cacheDir });
-    const record = asnTable.lookup(parsed);
-    if (!record) return NO_POOL;
-    asnTypes ??= loadAsnTypes(options.asnTypesDir);
-    return { type: asnTypes.typeOf(record.asn), asn: record.asn, as_org: record.org };
+    return asnTable.lookup(parsed);
+  };
+  const typeOf = (asn: number) => (asnTypes ??= loadAsnTypes(options.asnTypesDir)).typeOf(asn);
+  const pool = (ip: string): PoolFacts => {
+    const record = asnRecord(ip);
+    return record ? { type: typeOf(record.asn), asn: record.asn, as_org: record.org } : NO_POOL;
   };
   return {
     country(ip) {
@@ -111,7 +113,11 @@ export function openIpIntel(options: IpIntelOptions = {}): IpIntel {
       const { region, city: cityName } = city.place(parsed);
       return { region, city: cityName };
     },
-    ipType: (ip) => pool(ip).type,
+    // Asked for every stored click (the datacenter_ip risk signal): no PoolFacts object made.
+    ipType(ip) {
+      const record = asnRecord(ip);
+      return record ? typeOf(record.asn) : null;
+    },
     pool,
   };
 }

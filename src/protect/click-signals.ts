@@ -18,7 +18,8 @@ export interface ClickFacts {
  */
 export function scoreClick(click: ClickRecord, facts: ClickFacts, repeats: RepeatWindow): void {
   if (facts.verifiedCrawler) {
-    Object.assign(click, riskOf([]));
+    click.risk_score = 0;
+    click.risk_reasons = [];
     return;
   }
   const found: RiskSignal[] = [];
@@ -28,5 +29,9 @@ export function scoreClick(click: ClickRecord, facts: ClickFacts, repeats: Repea
   if (click.ip && !Number.isNaN(at) && repeats.exceeds(`${click.org_id}\u0000${click.link_id ?? ''}\u0000${click.ip}`, at)) {
     found.push('rapid_repeat');
   }
-  Object.assign(click, riskOf(found));
+  // Most clicks have no signal: nothing to order or add up.
+  if (found.length === 0) {
+    click.risk_score = 0;
+    click.risk_reasons = [];
+  } else Object.assign(click, riskOf(found));
 }
