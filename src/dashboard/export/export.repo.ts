@@ -1,3 +1,4 @@
+import type { ClickRecord } from '../../tracking/click.model';
 import type { Mirror } from '../../analytics/mirror';
 
 /**
@@ -15,31 +16,19 @@ export interface ExportPage {
   limit: number;
 }
 
-export interface ClickExportRow {
-  id: string;
+/** A stored click as the mirror hands it back: JSON columns as text, the cursor's time as text. */
+export type ClickExportRow = Pick<
+  ClickRecord,
+  | 'id' | 'gclid' | 'gbraid' | 'wbraid' | 'campaign_ext_id' | 'ad_group_ext_id' | 'creative_id' | 'keyword' | 'match_type'
+  | 'network' | 'device' | 'next_hop_url' | 'transparent_param_present' | 'force_transparent' | 'is_bot' | 'latency_ms'
+  | 'drop_reason' | 'risk_score'
+> & {
   cursor_at: string;
   created_at: Date;
-  gclid: string | null;
-  gbraid: string | null;
-  wbraid: string | null;
-  campaign_ext_id: string | null;
-  ad_group_ext_id: string | null;
-  creative_id: string | null;
-  keyword: string | null;
-  match_type: string | null;
-  network: string | null;
-  device: string | null;
-  next_hop_url: string;
-  transparent_param_present: boolean;
-  force_transparent: boolean;
-  is_bot: boolean;
-  latency_ms: number | null;
-  drop_reason: string | null;
-  risk_score: number;
   /** JSON text. */
   risk_reasons: string | null;
   route: string | null;
-}
+};
 
 export interface ConversionExportRow {
   id: string;
