@@ -1,6 +1,7 @@
 import type { Mirror } from '../analytics/mirror';
 import type { Queryable } from '../db/db';
 import type { CountRequest } from './spike';
+import type { TvAiringView } from './tv-airings.model';
 
 /** What attribution needs of a stored airing. */
 export interface StoredAiring {
@@ -10,24 +11,11 @@ export interface StoredAiring {
   region: string | null;
 }
 
-export interface AiringResult {
-  baseline_per_min: number;
-  window_count: number;
-  lift: number;
-  attributed: boolean;
-}
+/** What attribution stores on an airing. */
+export type AiringResult = Pick<TvAiringView, 'baseline_per_min' | 'window_count' | 'lift' | 'attributed'>;
 
-export interface NewAiring extends AiringResult {
-  id: string;
-  network: string;
-  program: string | null;
-  region: string | null;
-  aired_at: string;
-  window_min: number;
-  spot_length_sec: number | null;
-  cost: number | null;
-  campaign_id: string | null;
-}
+/** An airing as stored: what the list shows, less the cost per lift worked out when read. */
+export type NewAiring = Omit<TvAiringView, 'cost_per_lift'>;
 
 export interface AiringRow extends Omit<NewAiring, 'aired_at'> {
   aired_at: Date;
