@@ -1,3 +1,4 @@
+import type { ConversionRow } from '../../conversions/conversions.model';
 import type { ClickRecord } from '../../tracking/click.model';
 import type { Mirror } from '../../analytics/mirror';
 
@@ -30,19 +31,8 @@ export type ClickExportRow = Pick<
   route: string | null;
 };
 
-export interface ConversionExportRow {
-  id: string;
-  cursor_at: string;
-  created_at: Date;
-  click_id: string | null;
-  campaign_id: string | null;
-  event_name: string;
-  value: number | null;
-  currency: string | null;
-  order_id: string | null;
-  gclid: string | null;
-  source: string;
-}
+/** A stored conversion as the export reads it, with the cursor's time as text. */
+export type ConversionExportRow = Omit<ConversionRow, 'org_id' | 'matched'> & { cursor_at: string };
 
 // Both bounds of the cursor condition are conjunctive, so DuckDB skips row groups before it.
 const WINDOW_AFTER = `org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
