@@ -38,6 +38,11 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
   let timer: ReturnType<typeof setInterval> | undefined;
   let prunedAt = 0;
   let lastFailure: string | undefined;
+  let lastCreatedAt: string | number | undefined;
+  let lastTime = Number.NaN;
+  let lastOrgId: string | undefined;
+  let lastMinute = Number.NaN;
+  let lastKey = '';
 
   const merge = (into: Map<string, number>, from: ReadonlyMap<string, number>) => {
     for (const [key, n] of from) into.set(key, (into.get(key) ?? 0) + n);
@@ -75,10 +80,21 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
 
   return {
     count(orgId, createdAt) {
-      const time = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
+      // Counted on the thread that answers redirects: clicks of one burst share their text
+      // time (one per millisecond) and their key, so each is parsed and built once.
+      if (createdAt !== lastCreatedAt) {
+        lastCreatedAt = createdAt;
+        lastTime = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
+      }
+      const time = lastTime;
       if (!(time >= clock().getTime() - WINDOW_MS)) return;
-      const key = orgMinuteKey(orgId, minuteOf(time));
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const minute = minuteOf(time);
+      if (orgId !== lastOrgId || minute !== lastMinute) {
+        lastOrgId = orgId;
+        lastMinute = minute;
+        lastKey = orgMinuteKey(orgId, minute);
+      }
+      counts.set(lastKey, (counts.get(lastKey) ?? 0) + 1);
     },
     unflushed(orgId) {
       const prefix = `${orgId}\t`;

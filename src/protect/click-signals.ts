@@ -10,6 +10,8 @@ export interface ClickFacts {
   /** A bot user agent, or a crawler claim from outside the crawler's ranges. */
   unverifiedBot: boolean;
   ipType: IpType | null;
+  /** The click's time in ms (Date.parse of created_at; NaN when unreadable: no repeat is counted). */
+  at: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export function scoreClick(click: ClickRecord, facts: ClickFacts, repeats: Repea
   const found: RiskSignal[] = [];
   if (facts.ipType === 'datacenter') found.push('datacenter_ip');
   if (facts.unverifiedBot) found.push('unverified_bot');
-  const at = Date.parse(click.created_at);
+  const { at } = facts;
   if (click.ip && !Number.isNaN(at) && repeats.exceeds(`${click.org_id}\u0000${click.link_id ?? ''}\u0000${click.ip}`, at)) {
     found.push('rapid_repeat');
   }

@@ -4,6 +4,7 @@ import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';
 import { openGeoDatabase } from './geo';
+import { createAddressCache } from './address-facts';
 import { beginWork, STEPS, type IngestionStep, type StepContext } from './steps';
 
 export interface Ingestion {
@@ -39,10 +40,11 @@ export function createIngestion(services: { ipHasher: IpHasher }, options: Inges
     repeats: createRepeatWindow(),
   };
   const steps = options.steps ?? STEPS;
+  const addresses = createAddressCache();
   const reported = new Set<string>();
   return {
     enrich(click) {
-      const work = beginWork(click);
+      const work = beginWork(click, addresses);
       for (const step of steps) {
         try {
           step.run(work, context);

@@ -1,12 +1,13 @@
 import { isbot } from 'isbot';
 import type { IpIntel } from '../../ipintel/ip-intel';
-import { scoreClick } from '../../protect/click-signals';
+import { scoreClick, type ClickFacts } from '../../protect/click-signals';
 import type { RepeatWindow } from '../../protect/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { claimedEngine, type CrawlerVerifier, type SearchEngine } from './crawlers';
 import type { GeoLookup } from './geo';
-import { parseIp, type IpAddress } from './ip';
+import { uncachedAddresses, type AddressCache, type AddressFacts } from './address-facts';
+import type { IpAddress } from './ip';
 import { parseUserAgent } from './user-agent';
 
 /**
@@ -25,11 +26,17 @@ export interface StepContext {
   repeats: RepeatWindow;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** A click on its way through the steps: a copy of the record plus what every step reads. */
 export interface ClickWork {
   click: ClickRecord;
   /** The parsed client address, or null when missing or malformed. */
   ip: IpAddress | null;
+  /** What is known of that address, filled in by the steps that ask (address-facts.ts). */
+  address: AddressFacts;
+  /** created_at in ms since the epoch, parsed once for every step; NaN when unreadable. */
+  at: number;
   /** Trimmed and bounded user agent; empty when none was sent. */
   userAgent: string;
   /** The search engine whose crawler the user agent claims to be, or null. */
@@ -49,11 +56,12 @@ export interface IngestionStep {
  */
 export const MAX_USER_AGENT_LENGTH = 1024;
 
-export function beginWork(click: ClickRecord): ClickWork {
+export function beginWork(click: ClickRecord, addresses: AddressCache = uncachedAddresses): ClickWork {
   const rawAgent = typeof click.user_agent === 'string' ? click.user_agent.trim() : '';
   const userAgent = rawAgent.length > MAX_USER_AGENT_LENGTH ? rawAgent.slice(0, MAX_USER_AGENT_LENGTH) : rawAgent;
   const { claimed, automated } = agentFacts(userAgent);
-  return { click: { ...click }, ip: parseIp(click.ip), userAgent, claimed, automated };
+  const address = addresses.facts(click.ip);
+  return { click: { ...click }, ip: address.ip, address, at: Date.parse(click.created_at), userAgent, claimed, automated };
 }
 
 /**
@@ -79,17 +87,20 @@ export function drop(click: ClickRecord, reason: DropReason): void {
 
 export const validateStep: IngestionStep = {
   name: 'validate',
-  run({ click, ip, userAgent }) {
+  run({ click, address, userAgent }) {
     // One spelling per address (IPv4-mapped IPv6 as IPv4, IPv6 compressed) so lookups by IP match.
-    if (ip) click.ip = ip.toString();
+    const ip = address.text;
+    if (ip !== null) click.ip = ip;
     if (!ip || userAgent.length === 0) drop(click, 'invalid');
   },
 };
 
 export const geoStep: IngestionStep = {
   name: 'geo',
-  run({ click, ip }, { geo }) {
-    click.country = ip ? geo.country(ip) : null;
+  run({ click, address }, { geo }) {
+    const { ip } = address;
+    if (!ip) click.country = null;
+    else click.country = address.country !== undefined ? address.country : (address.country = geo.country(ip));
   },
 };
 
@@ -137,28 +148,38 @@ export const botStep: IngestionStep = {
 export const riskStep: IngestionStep = {
   name: 'risk',
   run(work, { ipIntel, repeats }) {
-    const { click } = work;
-    const ipType = click.ip ? ipIntel.ipType(click.ip) : null;
-    scoreClick(click, { verifiedCrawler: click.is_bot, unverifiedBot: isUnverifiedBot(work), ipType }, repeats);
+    const { click, address } = work;
+    let ipType: ClickFacts['ipType'] = null;
+    if (address.text !== null) ipType = address.ipType !== undefined ? address.ipType : (address.ipType = ipIntel.ipType(address.text));
+    scoreClick(click, { verifiedCrawler: click.is_bot, unverifiedBot: isUnverifiedBot(work), ipType, at: work.at }, repeats);
   },
 };
 
 export const ipIdentityStep: IngestionStep = {
   name: 'ip_identity',
-  run({ click, ip }, { ipHasher }) {
-    if (!ip) return;
-    const address = ip.toString();
-    const at = new Date(click.created_at);
-    click.ip_day_hash = Number.isNaN(at.getTime()) ? null : ipHasher.ipDay(address, at);
-    click.household_hash = ipHasher.household(address);
+  run({ click, address, at }, { ipHasher }) {
+    const { text } = address;
+    if (text === null) return;
+    const day = Math.floor(at / DAY_MS);
+    if (Number.isNaN(day)) click.ip_day_hash = null;
+    else {
+      if (address.ipDayOf !== day) {
+        address.ipDay = ipHasher.ipDay(text, new Date(at));
+        address.ipDayOf = day;
+      }
+      click.ip_day_hash = address.ipDay!;
+    }
+    click.household_hash = address.household ??= ipHasher.household(text);
   },
 };
 
 /** The region of the address, which regional TV airings count traffic by (docs/growth-imports.md). */
 export const regionStep: IngestionStep = {
   name: 'region',
-  run({ click }, { ipIntel }) {
-    click.region = click.ip ? ipIntel.place(click.ip).region : null;
+  run({ click, address }, { ipIntel }) {
+    const { text } = address;
+    if (text === null) click.region = null;
+    else click.region = address.region !== undefined ? address.region : (address.region = ipIntel.place(text).region);
   },
 };
 
