@@ -12,7 +12,7 @@ import { planNodes, type PlanNode } from '../support/plans';
  * an index-only scan of clicks_org_created_link_idx, which reads no click row.
  */
 const COVERING = 'clicks_org_created_link_idx';
-const BY_ORG_AND_TIME = ['clicks_org_created_idx', COVERING];
+const BY_ORG_AND_TIME = [COVERING];
 
 for (const backend of backends()) {
   describe(`hot links plan on ${backend.name}`, async () => {
@@ -21,10 +21,14 @@ for (const backend of backends()) {
     const edge = await orgWithKey(db, 'Edge');
     const links = await Promise.all(Array.from({ length: 20 }, () => insertLink(db, edge.orgId)));
     // 100,000 clicks: most of another organization, and a month of this one's over 20 links, a day of it recent.
+    // Each has an address and a household hash, as every stored click with an address does:
+    // without statistics a planner weighs indexes by their size, and these columns are in the
+    // other indexes that start with org_id.
     await db.query(
-      `INSERT INTO clicks (id, org_id, link_id, created_at, next_hop_url)
+      `INSERT INTO clicks (id, org_id, link_id, created_at, next_hop_url, ip, household_hash)
        SELECT 'click' || lpad(i::text, 8, '0'), CASE WHEN i % 10 = 0 THEN $1 ELSE $2 END, ($3::text[])[1 + i / 10 % 20],
-              now() - (i % 30) * interval '1 day' - interval '1 minute', 'https://shop.example.com/'
+              now() - (i % 30) * interval '1 day' - interval '1 minute', 'https://shop.example.com/',
+              '203.0.' || (i / 250 % 250) || '.' || (i % 250), encode(sha256(('household' || i / 4)::bytea), 'hex')
          FROM generate_series(1, 100000) AS i`,
       [edge.orgId, busy.orgId, links.map((link) => link.linkId)],
     );
