@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db';
+import type { Mirror } from '../analytics/mirror';
 import { exclusionBlock } from '../ipintel/ip-intel';
 import { isPublicAddress } from '../shared/safe-target';
 
@@ -12,20 +12,28 @@ export interface BlocklistEntry {
 /** The blocklist's window: invalid clicks of the last 30 days. */
 export const BLOCKLIST_DAYS = 30;
 
+export interface BlocklistQuery {
+  orgId: string;
+  since: Date;
+  /** The organization's invalid_threshold (selectInvalidThreshold). */
+  threshold: number;
+}
+
 /**
  * The organization's blocklist: the addresses of its invalid clicks since `since` (a score at or
- * above its invalid_threshold; a verified crawler's click never is), grouped by exclusion block,
- * in priority order: highest score first, then the most recent, then the block for a stable order.
+ * above its threshold; a verified crawler's click never is), grouped by exclusion block, in
+ * priority order: highest score first, then the most recent, then the block for a stable order.
  * Non-public addresses (private, loopback, documentation ranges) are left out: no ad click comes from one.
+ * Read on the DuckDB mirror, which scans the window without an index on the click insert path;
+ * the caller catches it up first (docs/protect-sync.md).
  */
-export async function selectBlocklist(db: Queryable, orgId: string, since: Date): Promise<BlocklistEntry[]> {
-  const rows = await db.query<{ ip: string; score: number; last_seen: Date }>(
-    `SELECT c.ip, max(c.risk_score) AS score, max(c.created_at) AS last_seen
-     FROM clicks c JOIN organizations o ON o.id = c.org_id
-     WHERE c.org_id = $1 AND c.created_at >= ($2::text)::timestamptz AND c.risk_score > 0
-       AND c.risk_score >= o.invalid_threshold AND c.is_bot = false AND c.ip IS NOT NULL
-     GROUP BY c.ip`,
-    [orgId, since.toISOString()],
+export async function selectBlocklist(mirror: Pick<Mirror, 'query'>, query: BlocklistQuery): Promise<BlocklistEntry[]> {
+  const rows = await mirror.query<{ ip: string; score: number; last_seen: Date }>(
+    `SELECT ip, max(risk_score) AS score, max(created_at) AS last_seen
+       FROM clicks
+      WHERE org_id = $1 AND created_at >= $2 AND risk_score >= $3 AND NOT is_bot AND ip IS NOT NULL
+      GROUP BY ip`,
+    [query.orgId, query.since, query.threshold],
   );
   const byBlock = new Map<string, BlocklistEntry>();
   for (const row of rows) {

@@ -3,6 +3,7 @@
  * its active Google Ads campaigns, one campaign at a time, under the connection's sync lease
  * (docs/protect-sync.md).
  */
+import type { Mirror } from '../analytics/mirror';
 import { type Actor, recordAudit } from '../auth/audit';
 import type { Config } from '../config';
 import type { Db } from '../db/db';
@@ -15,12 +16,15 @@ import { createIpBlock, isGoogleAdsCampaignId, listIpCriteria, removeCriterion }
 import type { GoogleAdsConnection } from './integrations.model';
 import { claimSyncLease, findIntegration, releaseSyncLease, renewSyncLease, type IntegrationRow } from './integrations.repo';
 import { openGoogleAds } from './integrations.service';
+import { selectInvalidThreshold } from './settings.repo';
 import type { SyncSummary } from './sync.model';
 import { planCampaign } from './sync.plan';
 import { recordExclusions, selectOwnedExclusions, selectSyncCampaigns, type SyncCampaign } from './sync.repo';
 
 export interface ProtectSyncDeps {
   db: Db;
+  /** The blocklist is read here: the clicks of the window without an index on the click insert path. */
+  mirror: Pick<Mirror, 'query' | 'catchUp'>;
   clock: Clock;
   config: Pick<Config, 'sessionSecret' | 'googleAdsApiUrl' | 'googleOauthTokenUrl'>;
 }
@@ -48,7 +52,7 @@ export async function syncProtect(deps: ProtectSyncDeps, actor: Actor): Promise<
     const summary: SyncSummary = { campaigns: 0, added: 0, removed: 0, kept: 0, skipped: 0, errors: [] };
     const campaigns = await selectSyncCampaigns(db, actor.orgId);
     if (campaigns.length === 0) return summary;
-    const blocklist = await selectBlocklist(db, actor.orgId, new Date(deps.clock().getTime() - BLOCKLIST_DAYS * DAY_MS));
+    const blocklist = await readBlocklist(deps, actor.orgId);
     const client = createGoogleAdsClient({ apiUrl: deps.config.googleAdsApiUrl, tokenUrl: deps.config.googleOauthTokenUrl }, connection);
     try {
       await client.authenticate();
@@ -83,6 +87,16 @@ export async function syncProtect(deps: ProtectSyncDeps, actor: Actor): Promise<
   } finally {
     await releaseSyncLease(db, actor.orgId, PROVIDER, lease);
   }
+}
+
+/**
+ * The blocklist of the last BLOCKLIST_DAYS, from the mirror once it has caught up, so a click
+ * already stored in Postgres is on it. Outside any transaction: catchUp() must not run in one.
+ */
+async function readBlocklist(deps: ProtectSyncDeps, orgId: string): Promise<BlocklistEntry[]> {
+  await deps.mirror.catchUp();
+  const threshold = await selectInvalidThreshold(deps.db, orgId);
+  return selectBlocklist(deps.mirror, { orgId, since: new Date(deps.clock().getTime() - BLOCKLIST_DAYS * DAY_MS), threshold });
 }
 
 function openConnection(deps: ProtectSyncDeps, orgId: string, row: IntegrationRow): GoogleAdsConnection {

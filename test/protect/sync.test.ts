@@ -16,7 +16,8 @@ for (const backend of backends()) {
     const db = await backend.create();
     const fake = startFakeGoogleAds();
     afterAll(() => fake.stop());
-    const t = await testApp(db, fake.env, { mirror: false, workers: false });
+    // The blocklist is read on the mirror; it copies only when the sync catches it up.
+    const t = await testApp(db, { ...fake.env, MIRROR_INTERVAL_MS: '0' }, { workers: false });
 
     /** An organization connected to the fake, with one active Google Ads campaign. */
     const connectedAccount = async () => {
@@ -117,6 +118,18 @@ for (const backend of backends()) {
         expect(again.ip_block).toBe('45.33.12.2');
         expect(again.criterion_resource_name).not.toBe(ours.criterion_resource_name);
         expect(fake.criteria(customerId, externalId).some((criterion) => criterion.resourceName === again.criterion_resource_name)).toBe(true);
+      });
+
+      test('a click stored in Postgres just before a sync is on its list: the mirror is caught up first', async () => {
+        const { account, customerId, externalId } = await connectedAccount();
+        await insertRiskyClick(db, { orgId: account.orgId, ip: '45.33.15.1', score: 80 });
+        expect(await syncOk(account)).toMatchObject({ campaigns: 1, added: 1 });
+        await insertRiskyClick(db, { orgId: account.orgId, ip: '45.33.15.2', score: 90, at: new Date() });
+        expect(await syncOk(account)).toEqual({ campaigns: 1, added: 1, removed: 0, kept: 1, skipped: 0, errors: [] });
+        expect(fake.callsFor(customerId, 'mutate').at(-1)!.body.operations).toEqual([
+          { create: { campaign: `customers/${customerId}/campaigns/${externalId}`, negative: true, ipBlock: { ipAddress: '45.33.15.2' } } },
+        ]);
+        expect(pushed(customerId, externalId)).toEqual(['45.33.15.1', '45.33.15.2']);
       });
 
       test('an IPv6 client is excluded as its /64, one entry per /64', async () => {
@@ -382,6 +395,21 @@ for (const backend of backends()) {
         expect(pushed(mallory.customerId, mallory.externalId)).toEqual(['45.33.61.66']);
         expect(pushed(alice.customerId, alice.externalId)).toEqual(['45.33.61.1']);
         expect((await recorded(alice.account)).map((row) => row.ip_block)).toEqual(['45.33.61.1']);
+      });
+
+      test('another organization’s invalid clicks never reach the list, even on an address both saw', async () => {
+        const alice = await connectedAccount();
+        const mallory = await connectedAccount();
+        await db.query('UPDATE organizations SET invalid_threshold = 10 WHERE id = $1', [mallory.account.orgId]);
+        await insertRiskyClick(db, { orgId: alice.account.orgId, ip: '45.33.63.1', score: 40 });
+        await insertRiskyClick(db, { orgId: mallory.account.orgId, ip: '45.33.63.1', score: 100 });
+        await insertRiskyClick(db, { orgId: mallory.account.orgId, ip: '45.33.63.2', score: 20 });
+        // Alice's own click is under her threshold of 50; Mallory's clicks and threshold are not hers.
+        expect(await syncOk(alice.account)).toEqual({ campaigns: 1, added: 0, removed: 0, kept: 0, skipped: 0, errors: [] });
+        expect(fake.callsFor(alice.customerId, 'mutate')).toEqual([]);
+        expect(pushed(alice.customerId, alice.externalId)).toEqual([]);
+        expect(await syncOk(mallory.account)).toMatchObject({ campaigns: 1, added: 2 });
+        expect(pushed(mallory.customerId, mallory.externalId)).toEqual(['45.33.63.1', '45.33.63.2']);
       });
 
       test('no secret in any answer of a sync', async () => {
