@@ -4,6 +4,7 @@ import { internalError, jsonResponse } from '../../http/http.plugin';
 import type { NativeRoutes, PeerSource } from '../../http/native-routes';
 import type { Config } from '../../config';
 import { answerBatch } from './answer-batch';
+import { rememberAddresses } from '../../ipintel/address-memo';
 import { openGeoDatabase } from '../enrich/geo';
 import { handleSmartLink, type SmartLinkDeps } from '../../smartlinks/router.service';
 import { handleClick, handleImpression, type ClickDeps, type ImpressionDeps } from './tracking.service';
@@ -34,7 +35,8 @@ export type TrackingDeps = ClickDeps & Omit<ImpressionDeps, 'geo'> & Pick<SmartL
 /** The two tracking handlers, bound to this node's caches and pipeline. */
 function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHasher, config, db, ipIntel }: TrackingDeps) {
   const clickDeps = { linkCache, clickPipeline, clock };
-  const smartDeps = { ...clickDeps, db, ipIntel };
+  // Rules ask about the visitor's address on this thread: each address is looked up once.
+  const smartDeps = { ...clickDeps, db, ipIntel: rememberAddresses(ipIntel) };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
   const requestOf = (request: Request, socketIp: string | undefined, arrival: number) => ({
     url: request.url,
