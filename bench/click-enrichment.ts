@@ -3,8 +3,11 @@
  *
  * Cost of the ingestion steps per click, as the batcher pays it before each insert: a mix of
  * returning user agents (the common case, served from the parse cache), fresh ones, crawlers
- * and garbage. The reference in the same run is the copy every enrich() makes anyway
- * ({...click}) plus the two IP HMACs, the floor any implementation pays.
+ * and garbage, from almost as many addresses as clicks. Then a flood, bench:redirect's shape:
+ * every click from one address with one user agent, a few per millisecond, where what is known
+ * of the address is reused (src/tracking/enrich/address-facts.ts). The reference in the same run
+ * is the copy every enrich() makes anyway ({...click}) plus the two IP HMACs, the floor an
+ * implementation that hashes every click pays.
  * Prints one JSON line.
  */
 import { createIpHasher } from '../src/shared/ip-hash';
@@ -39,10 +42,18 @@ const clicks: ClickRecord[] = Array.from({ length: N }, (_, i) => {
   return { ...base, id: String(i), ip, user_agent: ua };
 });
 
-function run(fn: (c: ClickRecord) => unknown): number {
+const flood: ClickRecord[] = Array.from({ length: N }, (_, i) => ({
+  ...base,
+  id: `f${i}`,
+  ip: '81.2.69.142',
+  user_agent: agents[0]!,
+  created_at: new Date(Date.UTC(2026, 8, 2, 10) + Math.floor(i / 6)).toISOString(),
+}));
+
+function run(fn: (c: ClickRecord) => unknown, set: ClickRecord[] = clicks): number {
   const start = performance.now();
-  for (const click of clicks) fn(click);
-  return ((performance.now() - start) * 1000) / N;
+  for (const click of set) fn(click);
+  return ((performance.now() - start) * 1000) / set.length;
 }
 const reference = (c: ClickRecord) => {
   const copy = { ...c };
@@ -56,6 +67,8 @@ run(reference);
 run((c) => ingestion.enrich(c)); // warm-up: JIT and the user-agent cache
 const referenceUs = run(reference);
 const enrichUs = run((c) => ingestion.enrich(c));
+run((c) => ingestion.enrich(c), flood);
+const floodUs = run((c) => ingestion.enrich(c), flood);
 console.log(JSON.stringify({
   bench: 'click-enrichment',
   clicks: N,
@@ -63,4 +76,6 @@ console.log(JSON.stringify({
   enrich_us_per_click: Number(enrichUs.toFixed(2)),
   reference_us_per_click: Number(referenceUs.toFixed(2)),
   ratio: Number((enrichUs / referenceUs).toFixed(2)),
+  flood_us_per_click: Number(floodUs.toFixed(2)),
+  flood_ratio: Number((floodUs / referenceUs).toFixed(2)),
 }));
