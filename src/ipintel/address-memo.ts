@@ -1,4 +1,5 @@
 import type { IpIntel } from './ip-intel';
+import { setBounded } from '../shared/bounded-cache';
 
 type AddressLookups = Pick<IpIntel, 'country' | 'place' | 'ipType'>;
 
@@ -23,12 +24,8 @@ export function rememberAddresses(intel: AddressLookups, limit = ADDRESS_MEMO_LI
   const answers = (ip: string): Answers => {
     // Longer than any address: answered, never kept.
     if (ip.length > MAX_ADDRESS_LENGTH) return {};
-    let found = known.get(ip);
-    if (!found) {
-      if (known.size >= limit) known.clear();
-      known.set(ip, (found = {}));
-    }
-    return found;
+    const found = known.get(ip);
+    return found ?? setBounded(known, limit, ip, {});
   };
   return {
     country(ip) {

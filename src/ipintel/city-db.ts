@@ -2,6 +2,7 @@ import { Reader, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import type { IpAddress } from '../tracking/enrich/ip';
 import { mapFile, type MapOptions } from './mapped-file';
+import { setBounded } from '../shared/bounded-cache';
 
 /**
  * Region and city from MMDB city databases. The default is DB-IP's City Lite (CC BY 4.0) as
@@ -61,8 +62,7 @@ function recordCache() {
   return {
     get: (offset: string | number) => records.get(offset),
     set(offset: string | number, record: unknown) {
-      if (records.size >= RECORD_CACHE_LIMIT) records.clear();
-      records.set(offset, record);
+      setBounded(records, RECORD_CACHE_LIMIT, offset, record);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { isbot } from 'isbot';
+import { setBounded } from '../shared/bounded-cache';
 
 /**
  * Link-preview agents by name, on top of isbot: a shared link must unfurl even if isbot's list
@@ -20,8 +21,7 @@ export function isPreviewBot(userAgent: string | null | undefined): boolean {
   if (known !== undefined) return known;
   const verdict = PREVIEW_AGENTS.test(userAgent) || isbot(userAgent);
   if (userAgent.length <= CACHED_AGENT_LENGTH) {
-    if (verdicts.size >= VERDICT_LIMIT) verdicts.clear();
-    verdicts.set(userAgent, verdict);
+    setBounded(verdicts, VERDICT_LIMIT, userAgent, verdict);
   }
   return verdict;
 }

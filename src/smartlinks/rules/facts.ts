@@ -6,6 +6,7 @@
 import InAppSpy from 'inapp-spy';
 import { parseUserAgent } from '../../tracking/enrich/user-agent';
 import type { IpType, OperatingSystem } from './rules.model';
+import { setBounded } from '../../shared/bounded-cache';
 
 export { canonicalTimeZone, zonedHourAndWeekday, type ZonedTime } from './zoned-time';
 
@@ -98,9 +99,7 @@ function memo<T>(compute: (key: string) => T): (key: string) => T {
     if (hit !== undefined) return hit;
     const value = compute(key);
     if (key.length > MAX_CACHED_LENGTH) return value;
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(key, value);
-    return value;
+    return setBounded(cache, CACHE_LIMIT, key, value);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { IpType } from '../../ipintel/asn-types';
 import { parseIp, type IpAddress } from './ip';
+import { setBounded } from '../../shared/bounded-cache';
 
 /**
  * What the ingestion steps learn of one client address, each fact looked up the first time a step
@@ -41,10 +42,7 @@ export function createAddressCache(limit = ADDRESS_CACHE_LIMIT): AddressCache {
       const ip = parseIp(raw);
       // A malformed address has no facts to learn: nothing is kept for it.
       if (!ip) return NO_ADDRESS;
-      const facts: AddressFacts = { ip, text: ip.toString() };
-      if (known.size >= limit) known.clear();
-      known.set(raw, facts);
-      return facts;
+      return setBounded(known, limit, raw, { ip, text: ip.toString() });
     },
   };
 }

@@ -9,6 +9,7 @@ import type { GeoLookup } from './geo';
 import { uncachedAddresses, type AddressCache, type AddressFacts } from './address-facts';
 import type { IpAddress } from './ip';
 import { parseUserAgent } from './user-agent';
+import { setBounded } from '../../shared/bounded-cache';
 
 /**
  * Why a stored click never attributes (docs/click-enrichment.md, "Drop reasons"). The steps set
@@ -75,9 +76,7 @@ function agentFacts(userAgent: string): { claimed: SearchEngine | null; automate
   const hit = agents.get(userAgent);
   if (hit) return hit;
   const facts = { claimed: claimedEngine(userAgent), automated: userAgent.length > 0 && isbot(userAgent) };
-  if (agents.size >= AGENT_CACHE_LIMIT) agents.clear();
-  agents.set(userAgent, facts);
-  return facts;
+  return setBounded(agents, AGENT_CACHE_LIMIT, userAgent, facts);
 }
 
 /** The first reason wins: later steps still enrich a dropped click but never relabel it. */

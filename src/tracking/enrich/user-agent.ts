@@ -1,4 +1,5 @@
 import UAParser from 'ua-parser-js';
+import { setBounded } from '../../shared/bounded-cache';
 
 export type DeviceType = 'mobile' | 'tablet' | 'desktop' | 'smarttv' | 'console' | 'wearable' | 'embedded';
 
@@ -34,7 +35,6 @@ export function parseUserAgent(userAgent: string): ParsedUserAgent {
     osVersion: os.version || null,
     deviceType: type && DEVICE_TYPES.has(type) ? (type as DeviceType) : 'desktop',
   });
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(ua, parsed);
+  setBounded(cache, CACHE_LIMIT, ua, parsed);
   return parsed;
 }

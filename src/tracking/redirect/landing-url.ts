@@ -5,6 +5,7 @@
  * URL, never further: encoded text inside it (`?q=a%20b`, `?next=%2Fcart`) is kept.
  */
 import { checkWebUrl, comparableHost } from '../../shared/web-url';
+import { setBounded } from '../../shared/bounded-cache';
 
 /** The spec allows up to three layers of encoding. */
 export const MAX_DECODE_DEPTH = 3;
@@ -51,8 +52,7 @@ export function resolveLandingUrlCached(raw: string): LandingUrl {
   if (cached) return cached;
   const resolved = resolveLandingUrl(raw);
   if (raw.length <= RESOLVED_CACHE_KEY_LENGTH) {
-    if (resolvedCache.size >= RESOLVED_CACHE_LIMIT) resolvedCache.clear();
-    resolvedCache.set(raw, resolved);
+    setBounded(resolvedCache, RESOLVED_CACHE_LIMIT, raw, resolved);
   }
   return resolved;
 }
@@ -100,8 +100,7 @@ export function withClickId(url: string, clickId: string): string {
   if (!slot) {
     slot = clickIdSlot(url);
     if (url.length <= RESOLVED_CACHE_KEY_LENGTH) {
-      if (slotCache.size >= RESOLVED_CACHE_LIMIT) slotCache.clear();
-      slotCache.set(url, slot);
+      setBounded(slotCache, RESOLVED_CACHE_LIMIT, url, slot);
     }
   }
   return slot.head + (URI_COMPONENT_SAFE.test(clickId) ? clickId : encodeURIComponent(clickId)) + slot.tail;
