@@ -1,56 +1,17 @@
 /**
- * POST /api/mcp: the SDK's web-standard streamable HTTP transport, stateless, answering JSON.
- * A fresh server and transport per request, as the SDK requires of stateless transports.
- * GET and DELETE (the SDK's SSE stream and session end) answer 405: there are no sessions.
+ * POST /api/mcp, answered by answer.ts. GET and DELETE (the SDK's SSE stream and session end)
+ * answer 405: there are no sessions.
+ *
+ * The MCP SDK and what it brings (zod, ajv, about 230 modules and 9,000 functions) load on the
+ * first MCP request, not at start: every young-generation collection of the answering thread
+ * visits the functions it holds, so a node that never serves MCP keeps its redirect's pauses
+ * short (docs/performance.md, "Start-up heap").
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Elysia } from 'elysia';
-import { authenticateApiKey } from '../auth/api-keys';
-import { bearer } from '../auth/auth.plugin';
-import { unauthorized } from '../http/errors';
-import { SECURITY_HEADERS } from '../http/http.plugin';
-import { createMcpServer, requiresKey } from './server';
 import type { McpDeps } from './tool';
 
-/** Answers are always JSON (never an event stream), so any client that sends JSON-RPC is served. */
-const TRANSPORT_ACCEPT = 'application/json, text/event-stream';
+let loaded: Promise<typeof import('./answer')> | undefined;
 
 export function mcpRoutes(deps: McpDeps) {
-  return new Elysia({ name: 'mcp' }).post('/api/mcp', ({ request }) => answer(deps, request), { parse: 'none' });
-}
-
-async function answer(deps: McpDeps, request: Request): Promise<Response> {
-  const body = await request.text();
-  const presented = bearer(request.headers.get('authorization'));
-  // An invalid or revoked key counts as none: documentation stays readable, keyed calls get the 401.
-  const principal = presented === undefined ? null : await authenticateApiKey(deps.db, presented);
-  if (!principal && requiresKey(parseJson(body))) throw unauthorized();
-
-  const server = createMcpServer(deps, principal);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    const answered = await transport.handleRequest(forTransport(request, body));
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) answered.headers.set(name, value);
-    return answered;
-  } finally {
-    await server.close();
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request as read, body restored; its JSON, JSON-RPC and content-type checks stay the SDK's. */
-function forTransport(request: Request, body: string): Request {
-  const headers = new Headers(request.headers);
-  headers.set('accept', TRANSPORT_ACCEPT);
-  headers.delete('content-length');
-  headers.delete('transfer-encoding');
-  return new Request(request.url, { method: 'POST', headers, body });
+  return new Elysia({ name: 'mcp' }).post('/api/mcp', async ({ request }) => (await (loaded ??= import('./answer'))).answer(deps, request), { parse: 'none' });
 }

@@ -136,12 +136,39 @@ export function acceptedLanguages(header: string | null): readonly string[] {
   return header ? languagesByHeader(header) : NO_LANGUAGES;
 }
 
-/** Each parameter's first value, form-decoded (`+` is a blank), as URLSearchParams reads them. */
-export function firstParams(query: string): ReadonlyMap<string, string> {
-  if (query.length === 0) return NO_PARAMS;
+/**
+ * Each parameter's first value, form-decoded (`+` is a blank), exactly as URLSearchParams reads
+ * them. Walked in place: a piece with neither `%` nor `+` needs no decoding and is sliced as it
+ * is; only the others go through URLSearchParams, one piece at a time. A whole URLSearchParams
+ * with its iterator was a fifth of an /l visit's handler (docs/performance.md, "bench:smartlink").
+ */
+export function firstParams(raw: string): ReadonlyMap<string, string> {
+  // URLSearchParams reads a USVString: a lone surrogate is U+FFFD before anything else.
+  const query = raw.isWellFormed() ? raw : raw.toWellFormed();
+  // URLSearchParams drops one leading '?'.
+  const start = query.charCodeAt(0) === QUESTION_MARK ? 1 : 0;
+  if (query.length <= start) return NO_PARAMS;
   const params = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(query)) if (!params.has(name)) params.set(name, value);
+  for (let at = start; at <= query.length; ) {
+    let end = query.indexOf('&', at);
+    if (end < 0) end = query.length;
+    if (end > at) addFirst(params, query.slice(at, end));
+    at = end + 1;
+  }
   return params;
+}
+
+const QUESTION_MARK = 63;
+
+function addFirst(params: Map<string, string>, piece: string): void {
+  if (piece.indexOf('%') >= 0 || piece.indexOf('+') >= 0) {
+    // A leading '&' keeps URLSearchParams from dropping the piece's own leading '?'.
+    for (const [name, value] of new URLSearchParams(`&${piece}`)) if (!params.has(name)) params.set(name, value);
+    return;
+  }
+  const eq = piece.indexOf('=');
+  const name = eq < 0 ? piece : piece.slice(0, eq);
+  if (!params.has(name)) params.set(name, eq < 0 ? '' : piece.slice(eq + 1));
 }
 
 /**

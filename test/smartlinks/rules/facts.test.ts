@@ -150,6 +150,24 @@ describe('firstParams', () => {
     // Bytes that are no UTF-8 become U+FFFD, as in every WHATWG URL reader.
     expect(firstParams('bad=%E0%A4%A')).toEqual(new Map([['bad', '\uFFFD%A']]));
   });
+
+  test('reads any query exactly as a whole URLSearchParams does, first value per name', () => {
+    const reference = (query: string) => {
+      const params = new Map<string, string>();
+      for (const [name, value] of new URLSearchParams(query)) if (!params.has(name)) params.set(name, value);
+      return params;
+    };
+    // Pieces built from the characters that matter to the reader: separators, escapes (valid,
+    // cut short, not UTF-8), plus signs, a leading '?', and text outside ASCII.
+    const unit = fc.constantFrom('a', 'b', 'Z', '0', '=', '&', '&&', '+', '%', '%2', '%41', '%2B', '%26', '%3D', '%C3%BC', '%E0%A4', '%FF', '?', '#', ';', ' ', 'ü', '😀', '\uD800');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 24 }), (units) => {
+        const query = units.join('');
+        expect([...firstParams(query)]).toEqual([...reference(query)]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('visitorHash', () => {
