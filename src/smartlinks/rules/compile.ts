@@ -40,7 +40,9 @@ export function compileRules(set: RuleSet): CompiledRules {
 
 export function factNeeds(set: RuleSet): FactNeeds {
   const needs: FactNeeds = { geo: false, place: false, ipType: false, os: false, inApp: false, language: false, params: false, time: false, variants: false };
+  const paramNames = new Set<string>();
   for (const { if: when, then } of set.rules) {
+    for (const name of Object.keys(when.params ?? {})) paramNames.add(name);
     needs.geo ||= when.country !== undefined;
     needs.place ||= when.region !== undefined || when.city !== undefined;
     needs.ipType ||= when.ip_type !== undefined;
@@ -51,6 +53,7 @@ export function factNeeds(set: RuleSet): FactNeeds {
     needs.time ||= when.hours !== undefined || when.weekdays !== undefined;
     needs.variants ||= 'variants' in then;
   }
+  if (needs.params) needs.paramNames = [...paramNames];
   return needs;
 }
 

@@ -35,6 +35,8 @@ export interface FactNeeds {
   inApp: boolean;
   language: boolean;
   params: boolean;
+  /** The parameter names some rule reads: only these are read from the query. Absent: every one (the route test shows them all). */
+  paramNames?: readonly string[];
   time: boolean;
   variants: boolean;
 }
@@ -72,7 +74,7 @@ export function requestFacts(source: FactSource, needs: FactNeeds, ip: IpFacts):
     ipType: needs.ipType ? ip.ipType(source.ip) : null,
     inApp: needs.inApp ? inAppBrowser(ua) : false,
     languages: needs.language ? acceptedLanguages(source.acceptLanguage) : NO_LANGUAGES,
-    params: needs.params ? firstParams(source.query) : NO_PARAMS,
+    params: needs.params ? firstParams(source.query, needs.paramNames) : NO_PARAMS,
     nowMs: source.nowMs,
     visitorHash: needs.variants ? visitorHash(source.linkId, source.ip, ua) : 0,
   };
@@ -138,11 +140,13 @@ export function acceptedLanguages(header: string | null): readonly string[] {
 
 /**
  * Each parameter's first value, form-decoded (`+` is a blank), exactly as URLSearchParams reads
- * them. Walked in place: a piece with neither `%` nor `+` needs no decoding and is sliced as it
- * is; only the others go through URLSearchParams, one piece at a time. A whole URLSearchParams
- * with its iterator was a fifth of an /l visit's handler (docs/performance.md, "bench:smartlink").
+ * them; with `only`, just the parameters of those names. Walked in place: a piece with neither
+ * `%` nor `+` needs no decoding and is read where it is (a wanted name is matched without being
+ * cut out); only the others go through URLSearchParams, one piece at a time. A whole
+ * URLSearchParams with its iterator was a fifth of an /l visit's handler (docs/performance.md,
+ * "bench:smartlink").
  */
-export function firstParams(raw: string): ReadonlyMap<string, string> {
+export function firstParams(raw: string, only?: readonly string[]): ReadonlyMap<string, string> {
   // URLSearchParams reads a USVString: a lone surrogate is U+FFFD before anything else.
   const query = raw.isWellFormed() ? raw : raw.toWellFormed();
   // URLSearchParams drops one leading '?'.
@@ -152,23 +156,43 @@ export function firstParams(raw: string): ReadonlyMap<string, string> {
   for (let at = start; at <= query.length; ) {
     let end = query.indexOf('&', at);
     if (end < 0) end = query.length;
-    if (end > at) addFirst(params, query.slice(at, end));
+    if (end > at) readPiece(params, query, at, end, only);
     at = end + 1;
   }
   return params;
 }
 
 const QUESTION_MARK = 63;
+const PERCENT = 37;
+const PLUS = 43;
+const EQUALS = 61;
 
-function addFirst(params: Map<string, string>, piece: string): void {
-  if (piece.indexOf('%') >= 0 || piece.indexOf('+') >= 0) {
-    // A leading '&' keeps URLSearchParams from dropping the piece's own leading '?'.
-    for (const [name, value] of new URLSearchParams(`&${piece}`)) if (!params.has(name)) params.set(name, value);
-    return;
+/** The piece query[at, end) into `params`, unless its name is taken or not wanted. */
+function readPiece(params: Map<string, string>, query: string, at: number, end: number, only: readonly string[] | undefined): void {
+  let eq = -1;
+  for (let i = at; i < end; i++) {
+    const code = query.charCodeAt(i);
+    if (code === PERCENT || code === PLUS) return decodePiece(params, query.slice(at, end), only);
+    if (code === EQUALS && eq < 0) eq = i;
   }
-  const eq = piece.indexOf('=');
-  const name = eq < 0 ? piece : piece.slice(0, eq);
-  if (!params.has(name)) params.set(name, eq < 0 ? '' : piece.slice(eq + 1));
+  const nameEnd = eq < 0 ? end : eq;
+  const name = only ? wantedName(only, query, at, nameEnd) : query.slice(at, nameEnd);
+  if (name === undefined || params.has(name)) return;
+  params.set(name, eq < 0 ? '' : query.slice(eq + 1, end));
+}
+
+/** The name of `only` that query[at, end) spells, or undefined. */
+function wantedName(only: readonly string[], query: string, at: number, end: number): string | undefined {
+  for (let i = 0; i < only.length; i++) {
+    const name = only[i]!;
+    if (name.length === end - at && query.startsWith(name, at)) return name;
+  }
+  return undefined;
+}
+
+function decodePiece(params: Map<string, string>, piece: string, only: readonly string[] | undefined): void {
+  // A leading '&' keeps URLSearchParams from dropping the piece's own leading '?'.
+  for (const [name, value] of new URLSearchParams(`&${piece}`)) if ((!only || only.includes(name)) && !params.has(name)) params.set(name, value);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { compileRules } from '../../../src/smartlinks/rules/compile';
-import type { RouteFacts } from '../../../src/smartlinks/rules/facts';
+import { requestFacts, type RouteFacts } from '../../../src/smartlinks/rules/facts';
 import type { RuleSet } from '../../../src/smartlinks/rules/rules.model';
 import { factsArb, POOLS, ruleSetArb } from './arbitraries';
 import { referenceEvaluate } from './reference';
@@ -61,8 +61,27 @@ describe('compileRules', () => {
           params: some((r) => r.if.params !== undefined),
           time: some((r) => r.if.hours !== undefined || r.if.weekdays !== undefined),
           variants: some((r) => 'variants' in r.then),
+          ...(some((r) => r.if.params !== undefined) ? { paramNames: [...new Set(set.rules.flatMap((r) => Object.keys(r.if.params ?? {})))] } : {}),
         });
       }),
+    );
+  });
+
+  test('property: reading only the parameters the rules name decides as reading them all', () => {
+    // Real query strings, encoded names and values, repeats and a parameter no rule names.
+    const piece = fc
+      .tuple(fc.constantFrom(...POOLS.paramNames, 'other'), fc.constantFrom(...POOLS.paramValues, 'x', ''), fc.boolean())
+      .map(([name, value, encode]) => (encode ? `${encodeURIComponent(name).replaceAll('_', '%5F')}=${encodeURIComponent(value)}` : `${name}=${value}`));
+    const source = (query: string) => ({ linkId: 'link', ip: '', userAgent: null, acceptLanguage: null, query, nowMs: Date.UTC(2026, 8, 2, 12) });
+    const ip = { country: () => null, place: () => ({ region: null, city: null }), ipType: () => null };
+    fc.assert(
+      fc.property(ruleSetArb, fc.array(piece, { maxLength: 6 }), (set, pieces) => {
+        const compiled = compileRules(set);
+        const query = pieces.join('&');
+        const allParams = { ...compiled.needs, paramNames: undefined };
+        expect(compiled.evaluate(requestFacts(source(query), compiled.needs, ip))).toEqual(compiled.evaluate(requestFacts(source(query), allParams, ip)));
+      }),
+      { numRuns: 2000 },
     );
   });
 
