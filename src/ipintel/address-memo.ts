@@ -21,11 +21,18 @@ const MAX_ADDRESS_LENGTH = 64;
  */
 export function rememberAddresses(intel: AddressLookups, limit = ADDRESS_MEMO_LIMIT): AddressLookups {
   const known = new Map<string, Answers>();
+  // A visit asks about one address several times in a row (country, place, IP type): the last
+  // entry is kept aside, so only the first question of a visit looks the address up.
+  let lastIp: string | null = null;
+  let last: Answers = {};
   const answers = (ip: string): Answers => {
+    if (ip === lastIp) return last;
     // Longer than any address: answered, never kept.
     if (ip.length > MAX_ADDRESS_LENGTH) return {};
-    const found = known.get(ip);
-    return found ?? setBounded(known, limit, ip, {});
+    const found = known.get(ip) ?? setBounded(known, limit, ip, {});
+    lastIp = ip;
+    last = found;
+    return found;
   };
   return {
     country(ip) {

@@ -32,6 +32,19 @@ describe('rememberAddresses', () => {
     );
   });
 
+  test('property: questions about different addresses interleaved in any order get their own answers', () => {
+    // A visit asks about its address several times in a row, and the memo keeps the last one aside.
+    const remembered = rememberAddresses(intel, 2);
+    const question = fc.tuple(fc.constantFrom('8.8.8.8', '81.2.69.142', '127.0.0.1', '2a02:8070::1', '1.1.1.1'), fc.constantFrom('country', 'place', 'ipType') as fc.Arbitrary<'country' | 'place' | 'ipType'>);
+    fc.assert(
+      fc.property(fc.array(question, { minLength: 1, maxLength: 30 }), (questions) => {
+        // A new string each time, as each request's address is.
+        for (const [ip, asked] of questions) expect(remembered[asked](`${ip} `.trimEnd())).toEqual(intel[asked](ip));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   test('each address reaches the databases once per lookup, null answers included', () => {
     const { calls, lookups } = counted();
     const remembered = rememberAddresses(lookups);

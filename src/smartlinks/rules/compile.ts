@@ -3,7 +3,7 @@
  * a request does no I/O and allocates nothing (every decision is made at compile time).
  * Semantics: docs/smart-links.md, "Evaluation".
  */
-import { type FactNeeds, type RouteFacts, zonedHourAndWeekday } from './facts';
+import { type FactNeeds, type RouteFacts, visitorDraw, zonedHourAndWeekday } from './facts';
 import { type Conditions, DEFAULT_TIME_ZONE, type Rule, type RuleAction, type RuleSet } from './rules.model';
 
 export interface RouteDecision {
@@ -71,7 +71,7 @@ function compileDecision(rule: Rule, ruleIndex: number): (facts: RouteFacts) => 
   for (const variant of action.variants) bounds.push((total += variant.weight));
   // visitorHash % total is uniform over the total weight: variant i takes bounds[i - 1] .. bounds[i] - 1.
   return (facts) => {
-    const draw = facts.visitorHash % total;
+    const draw = visitorDraw(facts) % total;
     let index = 0;
     while (draw >= bounds[index]!) index++;
     return decisions[index]!;

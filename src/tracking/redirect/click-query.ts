@@ -34,6 +34,29 @@ const CONTROL_INDEX = new Map<string, number>([...LANDING_PARAMS.map((name, inde
 /** The longest a control parameter's name can be as sent: every character percent-encoded. */
 const MAX_CONTROL_NAME = Math.max(...[...CONTROL_INDEX.keys()].map((name) => name.length)) * 3;
 
+const CONTROL_NAMES = [...CONTROL_INDEX];
+const PERCENT = 37;
+const PLUS = 43;
+
+/**
+ * The control parameter that query[at, end) names, if any. A name with neither `%` nor `+` is
+ * what it spells, so it is matched where it is, without being cut out: most of a click's
+ * parameters (gclid, utm_*) are no control, and cutting each one out was a third of this walk.
+ */
+function controlIndexAt(query: string, at: number, end: number): number | undefined {
+  const length = end - at;
+  if (length > MAX_CONTROL_NAME) return undefined;
+  for (let i = at; i < end; i++) {
+    const code = query.charCodeAt(i);
+    if (code === PERCENT || code === PLUS) return CONTROL_INDEX.get(formDecode(query.slice(at, end)));
+  }
+  for (let i = 0; i < CONTROL_NAMES.length; i++) {
+    const [name, index] = CONTROL_NAMES[i]!;
+    if (name.length === length && query.startsWith(name, at)) return index;
+  }
+  return undefined;
+}
+
 /**
  * The control parameters of a request URL, read as parseQuery would (names form-decoded, the
  * first occurrence of a name wins) without building a map of every parameter: this runs on
@@ -50,7 +73,7 @@ export function clickControls(requestUrl: string): ClickControls {
     if (next < 0) next = query.length;
     let eq = query.indexOf('=', at);
     if (eq < 0 || eq > next) eq = next;
-    const index = eq - at <= MAX_CONTROL_NAME ? CONTROL_INDEX.get(formDecode(query.slice(at, eq))) : undefined;
+    const index = controlIndexAt(query, at, eq);
     if (index !== undefined && (seen & (1 << index)) === 0) {
       seen |= 1 << index;
       const value = eq < next ? query.slice(eq + 1, next) : '';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { compileRules } from '../../../src/smartlinks/rules/compile';
-import { requestFacts, type RouteFacts } from '../../../src/smartlinks/rules/facts';
+import { requestFacts, type RouteFacts, visitorHash } from '../../../src/smartlinks/rules/facts';
 import type { RuleSet } from '../../../src/smartlinks/rules/rules.model';
 import { factsArb, POOLS, ruleSetArb } from './arbitraries';
 import { referenceEvaluate } from './reference';
@@ -149,6 +149,17 @@ describe('compileRules', () => {
     const utcWeekend = compileRules({ version: 1, rules: [{ if: { weekdays: ['sat'] }, then: { block: 403 } }] });
     expect(utcWeekend.evaluate(facts({ nowMs: Date.UTC(2026, 8, 4, 13) })).ruleIndex).toBeNull();
     expect(utcWeekend.evaluate(facts({ nowMs: Date.UTC(2026, 8, 5, 0) })).ruleIndex).toBe(0);
+  });
+
+  test('the visitor is hashed only when a variants rule decides', () => {
+    const compiled = compileRules({ version: 1, rules: [{ if: { os: ['ios'] }, then: { url: POOLS.urls[0]! } }, { if: {}, then: { variants: [{ url: POOLS.urls[1]!, weight: 1 }, { url: POOLS.urls[2]!, weight: 1 }] } }] });
+    const visitor = { linkId: 'link', ip: '203.0.113.9', userAgent: 'UA' };
+    const ios = facts({ os: 'ios', visitorHash: null, visitor });
+    expect(compiled.evaluate(ios).ruleIndex).toBe(0);
+    expect(ios.visitorHash).toBeNull();
+    const other = facts({ os: 'android', visitorHash: null, visitor });
+    expect(compiled.evaluate(other).variantIndex).toBe(visitorHash('link', '203.0.113.9', 'UA') % 2);
+    expect(other.visitorHash).toBe(visitorHash('link', '203.0.113.9', 'UA'));
   });
 
   test('evaluating returns decisions made at compile time: the same object for the same outcome', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import InAppSpy from 'inapp-spy';
+import { parseUserAgent } from '../../../src/tracking/enrich/user-agent';
 import {
   acceptedLanguages,
   canonicalTimeZone,
@@ -9,6 +11,7 @@ import {
   type IpFacts,
   operatingSystem,
   requestFacts,
+  visitorDraw,
   visitorHash,
   zonedHourAndWeekday,
 } from '../../../src/smartlinks/rules/facts';
@@ -65,9 +68,22 @@ describe('requestFacts', () => {
       languages: ['de', 'en'],
       params: new Map([['utm_source', 'news'], ['a', '1']]),
       nowMs: source.nowMs,
-      visitorHash: visitorHash(source.linkId, source.ip, source.userAgent),
+      // Hashed only when a variants rule asks (visitorDraw), from the visitor's key.
+      visitorHash: null,
+      visitor: { linkId: source.linkId, ip: source.ip, userAgent: source.userAgent },
     });
     expect(ip.calls.sort()).toEqual(['country 203.0.113.9', 'ipType 203.0.113.9', 'place 203.0.113.9']);
+  });
+
+  test('the visitor hash is worked out on the first draw, then kept', () => {
+    const facts = requestFacts(source, ALL, countingIp());
+    const expected = visitorHash(source.linkId, source.ip, source.userAgent);
+    expect(visitorDraw(facts)).toBe(expected);
+    expect(facts.visitorHash).toBe(expected);
+    facts.visitor = { linkId: 'another', ip: source.ip, userAgent: null };
+    expect(visitorDraw(facts)).toBe(expected);
+    // Facts a test or the route test writes by hand carry the hash itself.
+    expect(visitorDraw({ ...facts, visitorHash: 7, visitor: undefined })).toBe(7);
   });
 
   test('computes nothing that is not asked for', () => {
@@ -100,6 +116,25 @@ describe('operatingSystem', () => {
     expect(operatingSystem(UA.curl)).toBe('desktop');
     expect(operatingSystem(null)).toBeNull();
     expect(requestFacts({ ...source, userAgent: '' }, ALL, countingIp()).os).toBeNull();
+  });
+});
+
+describe('one entry per user agent', () => {
+  test('property: the OS and in-app answers do not depend on which is asked first, or how often', () => {
+    const agents = Object.values(UA);
+    // Worked out without the memo: ua-parser-js's OS family and inapp-spy, as facts.ts reads them.
+    const osOf = (ua: string) => ({ iOS: 'ios', Android: 'android' })[parseUserAgent(ua).osFamily ?? ''] ?? 'desktop';
+    const expected = new Map(agents.map((ua) => [ua, { os: ua === '' ? null : osOf(ua), inApp: InAppSpy({ ua }).isInApp }]));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...agents), fc.boolean()), { maxLength: 40 }), (asks) => {
+        for (const [ua, osFirst] of asks) {
+          // A new string each time, as each request's header is.
+          const fresh = `${ua}!`.slice(0, -1);
+          const answers = osFirst ? [operatingSystem(fresh), inAppBrowser(fresh)] : [inAppBrowser(fresh), operatingSystem(fresh)].reverse();
+          expect(answers as unknown[]).toEqual([expected.get(ua)!.os, expected.get(ua)!.inApp]);
+        }
+      }),
+    );
   });
 });
 

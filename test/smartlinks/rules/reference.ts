@@ -1,4 +1,4 @@
-import type { RouteFacts } from '../../../src/smartlinks/rules/facts';
+import { type RouteFacts, visitorHash } from '../../../src/smartlinks/rules/facts';
 import type { Conditions, RuleAction, RuleSet } from '../../../src/smartlinks/rules/rules.model';
 
 /**
@@ -18,7 +18,10 @@ export function referenceEvaluate(set: RuleSet, facts: RouteFacts) {
 function pickVariant(action: RuleAction, facts: RouteFacts): number | null {
   if (!('variants' in action)) return null;
   const total = action.variants.reduce((sum, variant) => sum + variant.weight, 0);
-  let draw = facts.visitorHash % total;
+  // Facts from requestFacts leave the hash to be worked out from the visitor's key.
+  const visitor = facts.visitor;
+  const hash = facts.visitorHash ?? (visitor ? visitorHash(visitor.linkId, visitor.ip, visitor.userAgent) : 0);
+  let draw = hash % total;
   for (let index = 0; index < action.variants.length; index++) {
     if (draw < action.variants[index]!.weight) return index;
     draw -= action.variants[index]!.weight;
