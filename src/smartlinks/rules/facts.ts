@@ -178,7 +178,7 @@ export function acceptedLanguages(header: string | null): readonly string[] {
  * them; with `only`, just the parameters of those names. Walked in place: a piece with neither
  * `%` nor `+` needs no decoding and is read where it is (a wanted name is matched without being
  * cut out); only the others go through URLSearchParams, one piece at a time. A whole
- * URLSearchParams with its iterator was a fifth of an /l visit's handler (docs/performance.md,
+ * URLSearchParams with its iterator was a fifth of an /l visit's handler (docs/performance-smartlink.md,
  * "bench:smartlink").
  */
 export function firstParams(raw: string, only?: readonly string[]): ReadonlyMap<string, string> {
