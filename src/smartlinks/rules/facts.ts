@@ -5,6 +5,7 @@
  */
 import InAppSpy from 'inapp-spy';
 import { parseUserAgent } from '../../tracking/enrich/user-agent';
+import { nameAt } from '../../tracking/redirect/landing-url';
 import type { IpType, OperatingSystem } from './rules.model';
 import { setBounded } from '../../shared/bounded-cache';
 
@@ -211,18 +212,13 @@ function readPiece(params: Map<string, string>, query: string, at: number, end: 
     if (code === EQUALS && eq < 0) eq = i;
   }
   const nameEnd = eq < 0 ? end : eq;
-  const name = only ? wantedName(only, query, at, nameEnd) : query.slice(at, nameEnd);
+  let name: string | undefined;
+  if (only) {
+    const wanted = nameAt(only, query, at, nameEnd);
+    name = wanted < 0 ? undefined : only[wanted];
+  } else name = query.slice(at, nameEnd);
   if (name === undefined || params.has(name)) return;
   params.set(name, eq < 0 ? '' : query.slice(eq + 1, end));
-}
-
-/** The name of `only` that query[at, end) spells, or undefined. */
-function wantedName(only: readonly string[], query: string, at: number, end: number): string | undefined {
-  for (let i = 0; i < only.length; i++) {
-    const name = only[i]!;
-    if (name.length === end - at && query.startsWith(name, at)) return name;
-  }
-  return undefined;
 }
 
 function decodePiece(params: Map<string, string>, piece: string, only: readonly string[] | undefined): void {

@@ -1,5 +1,5 @@
 import type { ClickRecord } from '../click.model';
-import { CLICK_ID_PARAM, formDecode, parseQuery, queryOf } from './landing-url';
+import { CLICK_ID_PARAM, formDecode, nameAt, parseQuery, queryOf } from './landing-url';
 import {
   ALLOWED_VALUES,
   CAPTURE_LIMITS,
@@ -34,7 +34,7 @@ const CONTROL_INDEX = new Map<string, number>([...LANDING_PARAMS.map((name, inde
 /** The longest a control parameter's name can be as sent: every character percent-encoded. */
 const MAX_CONTROL_NAME = Math.max(...[...CONTROL_INDEX.keys()].map((name) => name.length)) * 3;
 
-const CONTROL_NAMES = [...CONTROL_INDEX];
+const CONTROL_NAMES = [...CONTROL_INDEX.keys()];
 const PERCENT = 37;
 const PLUS = 43;
 
@@ -44,17 +44,13 @@ const PLUS = 43;
  * parameters (gclid, utm_*) are no control, and cutting each one out was a third of this walk.
  */
 function controlIndexAt(query: string, at: number, end: number): number | undefined {
-  const length = end - at;
-  if (length > MAX_CONTROL_NAME) return undefined;
+  if (end - at > MAX_CONTROL_NAME) return undefined;
   for (let i = at; i < end; i++) {
     const code = query.charCodeAt(i);
     if (code === PERCENT || code === PLUS) return CONTROL_INDEX.get(formDecode(query.slice(at, end)));
   }
-  for (let i = 0; i < CONTROL_NAMES.length; i++) {
-    const [name, index] = CONTROL_NAMES[i]!;
-    if (name.length === length && query.startsWith(name, at)) return index;
-  }
-  return undefined;
+  const named = nameAt(CONTROL_NAMES, query, at, end);
+  return named < 0 ? undefined : CONTROL_INDEX.get(CONTROL_NAMES[named]!);
 }
 
 /**

@@ -134,6 +134,19 @@ function isClickIdPiece(piece: string): boolean {
   return formDecode(eq < 0 ? piece : piece.slice(0, eq)) === CLICK_ID_PARAM;
 }
 
+/**
+ * Which of `names` the query text query[at, end) spells exactly, as an index into `names`, or
+ * -1. Matched where it stands, without being cut out: for a name with neither `%` nor `+`, which
+ * needs no decoding (the callers check), and most of a query's names match none.
+ */
+export function nameAt(names: readonly string[], query: string, at: number, end: number): number {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (name.length === end - at && query.startsWith(name, at)) return i;
+  }
+  return -1;
+}
+
 /** One layer of application/x-www-form-urlencoded decoding; a malformed escape keeps the raw text. */
 export function formDecode(raw: string): string {
   if (raw.indexOf('%') < 0 && raw.indexOf('+') < 0) return raw;
