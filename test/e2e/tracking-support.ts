@@ -52,10 +52,10 @@ export function restartTrackingServer(backend: E2eBackend, previous: RunningServ
   return startServer({ ...backend.env, PORT: String(previous.port), TRACKING_URL: `http://127.0.0.1:${previous.port}` }, { dataDir: previous.dataDir });
 }
 
-/** One click; the click id when it was answered with a 302, null when it was not answered. */
-export async function clickOnce(server: RunningServer, slug: string, query = ''): Promise<string | null> {
+/** One click of `/c/{slug}` (or `/l/{slug}`): the click id when it was answered with a 302, null when it was not answered. */
+export async function clickOnce(server: RunningServer, slug: string, query = '', path: 'c' | 'l' = 'c'): Promise<string | null> {
   try {
-    const res = await fetch(`${server.url}/c/${slug}${query}`, { redirect: 'manual', headers: { 'user-agent': 'e2e-load/1.0 (X11; Linux x86_64)' } });
+    const res = await fetch(`${server.url}/${path}/${slug}${query}`, { redirect: 'manual', headers: { 'user-agent': 'e2e-load/1.0 (X11; Linux x86_64)' } });
     await res.arrayBuffer();
     if (res.status !== 302) return null;
     return new URL(res.headers.get('location')!).searchParams.get('svc_click_id');
@@ -65,14 +65,14 @@ export async function clickOnce(server: RunningServer, slug: string, query = '')
 }
 
 /** `total` clicks, `concurrency` at a time; resolves to the ids of the answered ones. */
-export async function clickMany(server: RunningServer, slug: string, total: number, concurrency = 16): Promise<string[]> {
+export async function clickMany(server: RunningServer, slug: string, total: number, concurrency = 16, path: 'c' | 'l' = 'c'): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < total) {
         next++;
-        const id = await clickOnce(server, slug);
+        const id = await clickOnce(server, slug, '', path);
         if (id) ids.push(id);
       }
     }),

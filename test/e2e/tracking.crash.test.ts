@@ -12,13 +12,26 @@ import {
 
 const CLICKS = 400;
 
+/** A link of each kind that answers every visit with a 302: /c's clicks and /l's are staged and written the same way. */
+async function linkFor(server: Awaited<ReturnType<typeof startTrackingServer>>, path: 'c' | 'l'): Promise<{ slug: string; id: string }> {
+  const tracking = await createLinkOver(server);
+  if (path === 'c') return tracking;
+  const response = await fetch(`${server.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${tracking.apiKey}` },
+    body: JSON.stringify({ kind: 'smart', destination: 'https://shop.example.com/', rules: [{ name: 'all', if: {}, then: { url: 'https://landing.example.com/' } }] }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { slug: string; id: string };
+}
+
 for (const backend of await e2eBackends()) {
   describe(`kill -9 of the real server on ${backend.name}`, () => {
-    test(
-      'every click answered with a 302 is in the database after a restart',
-      async () => {
+    test.each(['c', 'l'] as const)(
+      'every click answered with a 302 by /%s is in the database after a restart',
+      async (path) => {
         const server = await startTrackingServer(backend);
-        const link = await createLinkOver(server);
+        const link = await linkFor(server, path);
         // On Postgres the test holds the clicks table so no batch can commit: every answered
         // click then exists only in the journal when the process dies.
         let release = () => {};
@@ -34,7 +47,7 @@ for (const backend of await e2eBackends()) {
         await held;
         let answered: string[] = [];
         try {
-          answered = await clickMany(server, link.slug, CLICKS);
+          answered = await clickMany(server, link.slug, CLICKS, 16, path);
           expect(answered).toHaveLength(CLICKS);
           await server.stop('SIGKILL');
         } finally {

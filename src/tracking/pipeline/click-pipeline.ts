@@ -4,7 +4,7 @@ import { isHandleClosed } from '../../db/errors';
 import { errorMessage } from '../../shared/error-message';
 import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
-import { openJournal, type Journal, type JournalBatch, type JournalOptions } from './journal';
+import { openJournal, type Journal, type JournalBatch, type JournalOptions, type StagedAppends } from './journal';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from '../tracking.model';
 import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './write-share';
 
@@ -15,11 +15,12 @@ export type { Enrich } from './click-writer';
  * a batcher writes journaled records idempotently (a replay or retry never duplicates a row), giving
  * way to redirects while clicks arrive (write-share.ts; docs/tracking.md, "The click pipeline").
  */
-export interface ClickPipeline {
+export interface ClickPipeline extends StagedAppends {
   /**
    * Journals a click, with the query string of its redirect when there is one (its parameters
-   * are captured when the click is written); returns once it is in the journal file. Throws when
-   * it cannot be journaled.
+   * are captured when the click is written); returns once it is in the journal file, or, inside
+   * `stageWhile`, once it is staged for the next `writeStaged` (answer-batch.ts). Throws when it
+   * cannot be journaled.
    */
   recordClick(click: JournaledClick, query?: string): void;
   recordImpression(impression: ImpressionRecord): void;
@@ -284,6 +285,7 @@ export function createClickPipeline(
       const committed = journal.committed();
       await deps.db.syncCommits();
       journal.release(committed);
+      await journal.deleted();
     })()
       .catch((error) => {
         syncRetryAt = Date.now() + RETRY_MAX_MS;
@@ -314,6 +316,9 @@ export function createClickPipeline(
       options.onClick?.(click);
     },
     recordImpression: (impression) => append({ k: 'i', r: impression }),
+    stageWhile: (run) => journal.stageWhile(run),
+    writeStaged: () => journal.writeStaged(),
+    stagedLosses: () => journal.stagedLosses(),
     flush,
     pending: () => journal.pending(),
     writerState: () =>

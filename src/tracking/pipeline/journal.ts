@@ -1,17 +1,36 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockFile } from '../../shared/file-lock';
 import { DEFAULT_JOURNAL_SYNC_MS, journalSyncer, type SyncFile } from './journal-sync';
 
+/** Appends held for one write per loop turn (answer-batch.ts is the one caller that stages). */
+export interface StagedAppends {
+  /** Runs `run`; what it appends is staged: encoded and held until `writeStaged` (or an append outside). */
+  stageWhile<R>(run: () => R): R;
+  /**
+   * Writes the staged records in one write. A failed write is logged and counted in
+   * `stagedLosses`, never thrown: those records are gone, so no answer that waited on them may
+   * say they were accepted.
+   */
+  writeStaged(): void;
+  /** How many times staged records were dropped because their write failed. */
+  stagedLosses(): number;
+}
+
 /**
- * An append-only journal of JSON lines in numbered segment files. The active segment is a shared
- * mapping of a file written full of zeros: an append is a copy into the page cache, kept even if
- * the process is killed, and synced to the disk by a timer off the event loop. Records are
+ * An append-only journal of JSON lines in numbered segment files. The active segment is a file
+ * written full of zeros: an append is a positioned write into the page cache, kept even if the
+ * process is killed, and synced to the disk by a timer off the event loop. Appends made inside
+ * `stageWhile` wait in memory for `writeStaged`, so a loop turn's clicks take one write (the
+ * answer batch writes them before any of their answers goes out). The file is read through a
+ * mapping, never written through one: syncing pages dirtied through a mapping write-protects each
+ * again, one TLB shootdown of the event loop's core per page (docs/tracking.md, "Journal"). Records are
  * committed oldest first, as a prefix, and never held in the heap. A line ends with '\n' and the
  * unwritten tail is zeros, so a line a crash cut short is skipped.
  */
-export interface Journal<T> {
+export interface Journal<T> extends StagedAppends {
+  /** Writes the record (after any staged ones); inside `stageWhile` only stages it. Throws when it cannot be written. */
   append(record: T): void;
   /** Records appended and not yet committed. */
   pending(): number;
@@ -40,6 +59,8 @@ export interface Journal<T> {
    * `committed()` read before the store made its commits durable (Db.syncCommits).
    */
   release(upTo: number): void;
+  /** Resolves once every segment released so far is deleted (deletions run off the event loop). */
+  deleted(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,16 +81,21 @@ export interface JournalOptions {
   syncMs?: number;
   /** Makes a file or directory reach the disk; by default fdatasync on a thread of the pool, not the event loop. */
   syncFile?: SyncFile;
+  /** Writes bytes into a segment at a position and answers how many were written; by default pwrite. */
+  writeAt?: WriteAt;
 }
+
+export type WriteAt = (fd: number, bytes: Uint8Array, length: number, position: number) => number;
+
+const pwrite: WriteAt = (fd, bytes, length, position) => writeSync(fd, bytes, 0, length, position);
 
 interface Segment {
   seq: number;
   path: string;
-  /**
-   * The live mapping while this is the active segment, as a Buffer: Buffer.write encodes
-   * straight into it at an offset, with no view made per line.
-   */
-  map: Buffer | null;
+  /** The active segment's file, written at `size` by each append; null once closed. */
+  fd: number | null;
+  /** The active segment's mapping, for reading what was appended; null once closed. */
+  map: Uint8Array | null;
   /** The written part of a closed segment, mapped once its turn comes (dropped when it is deleted). */
   bytes: Uint8Array | null;
   size: number;
@@ -97,6 +123,7 @@ const decoder = new TextDecoder();
 export function openJournal<T>(dir: string, options: JournalOptions = {}): Journal<T> {
   const segmentBytes = options.segmentBytes ?? 8 * 1024 * 1024;
   const syncMs = options.syncMs ?? DEFAULT_JOURNAL_SYNC_MS;
+  const writeAt = options.writeAt ?? pwrite;
   mkdirSync(dir, { recursive: true });
   const unlock = lockDir(dir);
   const segments: Segment[] = [];
@@ -119,7 +146,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       rmSync(path, { force: true });
       continue;
     }
-    segments.push({ seq, path, map: null, bytes: null, size: bytes.length, synced: 0, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
+    segments.push({ seq, path, fd: null, map: null, bytes: null, size: bytes.length, synced: 0, count, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: true });
     pendingTotal += count;
   }
   let nextSeq = (existing[existing.length - 1]?.seq ?? 0) + 1;
@@ -129,6 +156,48 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   rmSync(sparePath, { force: true }); // half written by an earlier run
   let spareReady = false;
   let preparing: Promise<void> | null = null;
+  /** Staged lines (UTF-8, each ending in '\n'), or one line about to be written; grown as needed. */
+  let pending = Buffer.allocUnsafe(64 * 1024);
+  let stagedBytes = 0;
+  let stagedCount = 0;
+  let stagingDepth = 0;
+  let losses = 0;
+
+  /** Writes `length` bytes of `pending` at the end of the active segment, or throws. */
+  const writeOut = (length: number) => {
+    // A short write (a full disk) is not counted: a line without its newline is skipped on replay, and the next write goes over it.
+    if (writeAt(active!.fd!, pending, length, active!.size) !== length) throw new Error('journal: a write came back short (disk full?)');
+    active!.size += length;
+  };
+  const counted = (records: number) => {
+    active!.count += records;
+    appendedTotal += records;
+    pendingTotal += records;
+  };
+  /** Encodes one line into `pending` at `at`; answers the offset after it. */
+  const encodeAt = (json: string, bound: number, at: number): number => {
+    if (pending.length < at + bound) {
+      const grown = Buffer.allocUnsafe(Math.max(at + bound, pending.length * 2));
+      pending.copy(grown, 0, 0, at);
+      pending = grown;
+    }
+    const end = at + pending.write(json, at);
+    pending[end] = NEWLINE;
+    return end + 1;
+  };
+  const writeStaged = () => {
+    if (stagedCount === 0) return;
+    const [bytes, records] = [stagedBytes, stagedCount];
+    stagedBytes = 0;
+    stagedCount = 0;
+    try {
+      writeOut(bytes);
+      counted(records);
+    } catch (error) {
+      losses++;
+      console.error(`journal: ${records} staged records could not be written; their answers say so`, error);
+    }
+  };
 
   const prepareSpare = () => {
     if (preparing || spareReady) return;
@@ -154,8 +223,8 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       renameSync(sparePath, path);
       spareReady = false;
     } else {
-      // Zeros written now, not a sparse file: writing through a mapping into a hole on a full
-      // disk kills the process (SIGBUS), while a failed write here is an error the caller sees.
+      // Zeros written now, not a sparse file: a segment's blocks are taken before its first
+      // record, so an append overwrites and never allocates, and a sync carries no metadata.
       const fd = openSync(path, 'wx');
       try {
         for (let at = 0; at < segmentBytes; at += ZEROS.length) writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, segmentBytes - at));
@@ -167,9 +236,15 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       closeSync(fd);
     }
     syncer.nameChanged();
-    const mapped = Bun.mmap(path);
-    const map = Buffer.from(mapped.buffer, mapped.byteOffset, mapped.byteLength);
-    const segment: Segment = { seq, path, map, bytes: null, size: 0, synced: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
+    const fd = openSync(path, 'r+');
+    let map: Uint8Array;
+    try {
+      map = Bun.mmap(path);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    const segment: Segment = { seq, path, fd, map, bytes: null, size: 0, synced: 0, count: 0, done: 0, doneOffset: 0, doneAt: 0, read: 0, readOffset: 0, closed: false };
     segments.push(segment);
     prepareSpare();
     return segment;
@@ -178,6 +253,8 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
 
   const retire = (segment: Segment) => {
     segment.closed = true;
+    if (segment.fd !== null) closeSync(segment.fd);
+    segment.fd = null;
     segment.map = null; // unmapped when collected; the file is never truncated under a live mapping
     if (isReleased(segment)) remove(segment);
   };
@@ -185,9 +262,16 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   const isSettled = (segment: Segment) => segment.closed && segment.done === segment.count;
   const isReleased = (segment: Segment) => isSettled(segment) && segment.doneAt <= releasedTotal;
 
+  /**
+   * Deletions of released segments, one after another on the pool: with online discard an
+   * unlink waits for the device, which held the event loop 3.6 ms. A crash before one ends replays
+   * the segment, and the inserts skip what is stored.
+   */
+  let deleting: Promise<void> = Promise.resolve();
   const remove = (segment: Segment) => {
-    rmSync(segment.path, { force: true });
     segments.splice(segments.indexOf(segment), 1);
+    const path = segment.path;
+    deleting = deleting.then(() => rm(path, { force: true }).catch((error) => console.error('journal: deleting a released segment failed', error)));
   };
 
   const readLines = (max: number): JournalBatch | null => {
@@ -234,21 +318,34 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       // The line is the JSON and '\n'. UTF-8 takes at most 3 bytes per UTF-16 unit; checking
       // that bound first means a line is never split.
       const bound = (json.length + 1) * 3;
-      if (!active || active.size + bound > segmentBytes) {
+      if (!active || active.size + stagedBytes + bound > segmentBytes) {
         if (bound > segmentBytes) throw new Error(`journal: a record of ${json.length + 1} characters exceeds the segment size`);
         if (active) {
+          writeStaged();
           retire(active);
           active = null; // if the next segment cannot be made, the append fails and the next one retries
         }
         active = openSegment();
       }
-      const end = active.size + active.map!.write(json, active.size);
-      active.map![end] = NEWLINE;
-      active.size = end + 1;
-      active.count++;
-      appendedTotal++;
-      pendingTotal++;
+      if (stagingDepth > 0) {
+        stagedBytes = encodeAt(json, bound, stagedBytes);
+        stagedCount++;
+        return;
+      }
+      writeStaged(); // records keep their order in the file
+      writeOut(encodeAt(json, bound, 0));
+      counted(1);
     },
+    stageWhile(run) {
+      stagingDepth++;
+      try {
+        return run();
+      } finally {
+        stagingDepth--;
+      }
+    },
+    writeStaged,
+    stagedLosses: () => losses,
     pending: () => pendingTotal,
     appended: () => appendedTotal,
     committed: () => committedTotal,
@@ -259,6 +356,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
       releasedTotal = Math.max(releasedTotal, Math.min(upTo, committedTotal));
       for (const segment of segments.filter(isReleased)) remove(segment);
     },
+    deleted: () => deleting,
     peek(max) {
       rewind();
       const batch = readLines(max);
@@ -266,9 +364,11 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     },
     async close() {
       syncer.stop();
+      if (active) writeStaged();
       if (active) retire(active);
       active = null;
       await preparing;
+      await deleting;
       rmSync(sparePath, { force: true });
       await syncer.sync().catch((error) => console.error('journal: syncing to disk at close failed', error));
       unlock();

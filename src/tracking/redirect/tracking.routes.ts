@@ -7,7 +7,7 @@ import { answerBatch } from './answer-batch';
 import { rememberAddresses } from '../../ipintel/address-memo';
 import { openGeoDatabase } from '../enrich/geo';
 import { handleSmartLink, type SmartLinkDeps } from '../../smartlinks/router.service';
-import { handleClick, handleImpression, type ClickDeps, type ImpressionDeps } from './tracking.service';
+import { handleClick, handleImpression, unavailable, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
@@ -80,19 +80,20 @@ function settle(answer: () => Answer): Response | Promise<Response> {
  */
 export function nativeTrackingRoutes(deps: TrackingDeps) {
   const handlers = trackingHandlers(deps);
-  const batched = answerBatch();
+  // A batch whose clicks could not be written answers as one whose click failed to journal.
+  const batched = answerBatch(deps.clickPipeline, { refused: () => failure(unavailable()) });
   return {
     '/c/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
-        batched(settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
+        batched(() => settle(() => handlers.click(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/l/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
-        batched(settle(() => handlers.smartLink(request.params.slug, request, server.requestIP(request)?.address))),
+        batched(() => settle(() => handlers.smartLink(request.params.slug, request, server.requestIP(request)?.address))),
     },
     '/i/:campaign': {
       GET: (request: Request & { params: { campaign: string } }, server: PeerSource) =>
-        batched(settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address))),
+        batched(() => settle(() => handlers.impression(request.params.campaign, request, server.requestIP(request)?.address))),
     },
   } satisfies NativeRoutes;
 }

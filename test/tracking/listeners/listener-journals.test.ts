@@ -17,6 +17,9 @@ describe('listener journals at boot', () => {
     const open = (dir: string): ClickPipeline => ({
       recordClick: () => {},
       recordImpression: () => {},
+      stageWhile: (run) => run(),
+      writeStaged: () => {},
+      stagedLosses: () => 0,
       flush: async () => {},
       pending: () => 0,
       writerState: () => 'ok',

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { holdsSegments, JournalBusy, openJournal, parseLines } from '../../../src/tracking/pipeline/journal';
 import { tempDir } from '../../support/temp-dir';
@@ -83,10 +83,12 @@ describe('journal', () => {
     expect(segmentFiles(dir)).toHaveLength(3);
     journal.release(journal.committed());
     expect(journal.releasable()).toBe(false);
+    await journal.deleted(); // deleted on the pool, not the event loop
     expect(segmentFiles(dir)).toHaveLength(2);
     journal.peek(10)!.commit();
     journal.peek(10)!.commit();
     journal.release(journal.committed());
+    await journal.deleted();
     // The active segment stays until it is closed.
     expect(segmentFiles(dir)).toHaveLength(1);
     await journal.close();
@@ -101,6 +103,7 @@ describe('journal', () => {
     const durable = journal.committed(); // the store syncs from here
     journal.peek(3)!.commit(); // committed while it syncs
     journal.release(durable);
+    await journal.deleted();
     expect(segmentFiles(dir)).toEqual(['segment-000000000002.jsonl', 'segment-000000000003.jsonl']);
     expect(journal.releasable()).toBe(true);
     // Commits go on past segments waiting for release.
@@ -134,6 +137,7 @@ describe('journal', () => {
     second.commit();
     expect(journal.pending()).toBe(4);
     journal.release(journal.committed());
+    await journal.deleted();
     expect(segmentFiles(dir)).toHaveLength(2); // the first segment, all committed and released, is gone
     // A failed write of the third batch: reading starts again at record 3.
     journal.rewind();
@@ -180,6 +184,7 @@ describe('journal', () => {
     expect(segmentFiles(dir)).toContain('segment-000000000009.jsonl');
     batch.commit();
     journal.release(journal.committed());
+    await journal.deleted();
     expect(segmentFiles(dir)).toEqual(['segment-000000000009.jsonl']);
     await journal.close();
   });
@@ -199,6 +204,109 @@ describe('journal', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  test('staged appends wait for writeStaged or the next plain append, keep their order across segments, and come back after a reopen', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('stage' as const), texts: fc.array(fc.string({ maxLength: 40 }), { minLength: 1, maxLength: 20 }) }),
+      fc.record({ kind: fc.constant('append' as const), text: fc.string({ maxLength: 40 }) }),
+      fc.record({ kind: fc.constant('write' as const) }),
+      fc.record({ kind: fc.constant('consume' as const), max: fc.integer({ min: 1, max: 25 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 30 }), fc.integer({ min: 400, max: 4000 }), async (ops, segmentBytes) => {
+        const dir = tempDir('journal');
+        const journal = openJournal<Rec>(dir, { segmentBytes });
+        const given: Rec[] = [];
+        let written = 0; // records the model knows are written (staged ones may be written early, at a segment's end)
+        let consumed = 0;
+        for (const step of ops) {
+          if (step.kind === 'stage') {
+            journal.stageWhile(() => {
+              for (const text of step.texts) {
+                const record = { n: given.length, text };
+                given.push(record);
+                journal.append(record);
+              }
+            });
+          } else if (step.kind === 'append') {
+            given.push({ n: given.length, text: step.text });
+            journal.append(given[given.length - 1]!);
+            written = given.length;
+          } else if (step.kind === 'write') {
+            journal.writeStaged();
+            written = given.length;
+          } else {
+            const batch = journal.peek(step.max);
+            if (batch) {
+              expect(batch.records).toEqual(given.slice(consumed, consumed + batch.records.length));
+              batch.commit();
+              consumed += batch.records.length;
+            }
+          }
+          expect(journal.appended()).toBeGreaterThanOrEqual(written);
+          expect(journal.appended()).toBeLessThanOrEqual(given.length);
+        }
+        expect(journal.stagedLosses()).toBe(0);
+        await journal.close(); // writes what is still staged
+        const reopened = openJournal<Rec>(dir, { segmentBytes });
+        const left: Rec[] = [];
+        for (let batch = reopened.peek(7); batch; batch = reopened.peek(7)) {
+          left.push(...batch.records);
+          batch.commit();
+        }
+        expect(left.slice(left.length - (given.length - consumed))).toEqual(given.slice(consumed));
+        await reopened.close();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('staged records are not in the file until written; a failed write drops them, counts a loss and throws nothing', async () => {
+    const dir = tempDir('journal');
+    let failing = false;
+    const writes: number[] = [];
+    const journal = openJournal<Rec>(dir, {
+      writeAt: (fd, bytes, length, position) => {
+        if (failing) throw new Error('EIO: simulated');
+        writes.push(length);
+        return writeSync(fd, bytes, 0, length, position);
+      },
+    });
+    journal.stageWhile(() => [1, 2, 3].forEach((n) => journal.append({ n, text: 'held' })));
+    expect(journal.appended()).toBe(0);
+    expect(journal.peek(10)).toBeNull();
+    journal.writeStaged();
+    expect(writes).toHaveLength(1); // three records, one write
+    expect(journal.appended()).toBe(3);
+
+    journal.stageWhile(() => [4, 5].forEach((n) => journal.append({ n, text: 'lost' })));
+    failing = true;
+    expect(() => journal.writeStaged()).not.toThrow();
+    expect(journal.stagedLosses()).toBe(1);
+    expect(() => journal.append({ n: 6, text: 'refused' })).toThrow('simulated');
+    failing = false;
+    journal.stageWhile(() => journal.append({ n: 7, text: 'after' }));
+    journal.writeStaged();
+    expect(journal.stagedLosses()).toBe(1);
+    await journal.close();
+    const reopened = openJournal<Rec>(dir);
+    expect(reopened.peek(10)!.records.map((record) => record.n)).toEqual([1, 2, 3, 7]);
+    await reopened.close();
+  });
+
+  test('a short write is not counted, and the next write goes over it', async () => {
+    const dir = tempDir('journal');
+    let short = true;
+    const journal = openJournal<Rec>(dir, {
+      writeAt: (fd, bytes, length, position) => (short ? ((short = false), writeSync(fd, bytes, 0, length - 3, position)) : writeSync(fd, bytes, 0, length, position)),
+    });
+    expect(() => journal.append({ n: 1, text: 'cut' })).toThrow('short');
+    journal.append({ n: 2, text: 'whole' });
+    await journal.close();
+    const reopened = openJournal<Rec>(dir);
+    expect(reopened.peek(10)!.records).toEqual([{ n: 2, text: 'whole' }]);
+    await reopened.close();
   });
 
   test('a record larger than a segment is refused', async () => {
