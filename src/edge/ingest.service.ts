@@ -11,7 +11,7 @@ import { CLICK_ID_ERROR, CLICK_ID_PATTERN, IngestRow, TS_FUTURE_MS, TS_PAST_MS, 
 
 export interface IngestDeps {
   linkCache: Pick<LinkCache, 'lookup'>;
-  clickPipeline: Pick<ClickPipeline, 'recordClick'>;
+  clickPipeline: Pick<ClickPipeline, 'recordClick' | 'stageWhile' | 'writeStaged' | 'stagedLosses'>;
   clock: Clock;
   /** The host a row without `domain` names (the TRACKING_URL host). */
   trackingHost: string;
@@ -33,6 +33,7 @@ interface CheckedRow {
 }
 
 const CLICK_ID = new RegExp(CLICK_ID_PATTERN);
+const NOT_JOURNALED = 'the click could not be journaled; send this row again';
 
 /**
  * POST /api/ingest/clicks: each row is checked, its link found through the node's link cache,
@@ -54,14 +55,22 @@ export async function ingestClicks(deps: IngestDeps, events: readonly unknown[])
   });
 
   const links = await lookupLinks(deps.linkCache, checked);
-  let accepted = 0;
-  for (const row of checked) {
-    const error = journalRow(deps, row, links.get(linkKey(row)) ?? null);
-    if (error) rejected.push({ index: row.index, error });
-    else accepted++;
-  }
+  // The call's clicks are staged and written in one write (journal.ts), not one write a row.
+  const pipeline = deps.clickPipeline;
+  const lossesBefore = pipeline.stagedLosses();
+  const journaled: number[] = [];
+  pipeline.stageWhile(() => {
+    for (const row of checked) {
+      const error = journalRow(deps, row, links.get(linkKey(row)) ?? null);
+      if (error) rejected.push({ index: row.index, error });
+      else journaled.push(row.index);
+    }
+  });
+  pipeline.writeStaged();
+  const lost = pipeline.stagedLosses() !== lossesBefore;
+  if (lost) for (const index of journaled) rejected.push({ index, error: NOT_JOURNALED });
   rejected.sort((a, b) => a.index - b.index);
-  return { accepted, rejected };
+  return { accepted: lost ? 0 : journaled.length, rejected };
 }
 
 function checkRow(raw: unknown, index: number, now: number, trackingHost: string): CheckedRow | string {
@@ -166,7 +175,7 @@ function journalRow(deps: IngestDeps, row: CheckedRow, link: CompiledLink | null
     deps.clickPipeline.recordClick(click, row.query || undefined);
   } catch (error) {
     console.error('edge ingest: a click could not be journaled', error);
-    return 'the click could not be journaled; send this row again';
+    return NOT_JOURNALED;
   }
   return undefined;
 }

@@ -18,16 +18,41 @@ const LINKS = new Map([
   ['bare', link('bare', { destination: null })],
 ]);
 
-/** An ingest service over an in-memory link cache, recording what it journals. */
+/**
+ * An ingest service over an in-memory link cache, recording what it journals: a click is staged,
+ * and counts as journaled once the staged write succeeds (`failWrite` makes the next one fail).
+ */
 function service() {
   const journaled: { click: JournaledClick; query: string | undefined }[] = [];
+  let staged: typeof journaled = [];
+  let staging = false;
+  let losses = 0;
+  const control = { failWrite: false, writes: 0 };
   const deps: IngestDeps = {
     linkCache: { lookup: (host, slug) => (host === TRACKING_HOST ? (LINKS.get(slug) ?? null) : null) },
-    clickPipeline: { recordClick: (click, query) => void journaled.push({ click, query }) },
+    clickPipeline: {
+      recordClick: (click, query) => void (staging ? staged : journaled).push({ click, query }),
+      stageWhile: (run) => {
+        staging = true;
+        try {
+          return run();
+        } finally {
+          staging = false;
+        }
+      },
+      writeStaged: () => {
+        if (staged.length === 0) return;
+        control.writes++;
+        if (control.failWrite) losses++;
+        else journaled.push(...staged);
+        staged = [];
+      },
+      stagedLosses: () => losses,
+    },
     clock: () => NOW,
     trackingHost: TRACKING_HOST,
   };
-  return { deps, journaled };
+  return { deps, journaled, control };
 }
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
@@ -119,5 +144,22 @@ describe('ingestClicks (property-based)', () => {
       ['link-bare', 'campaign-1', 'org-1'],
     ]);
     expect(journaled[0]!.click.next_hop_url).toBe('https://a.example/x?svc_click_id=edge-0001');
+  });
+
+  test('a call\'s clicks are written in one write; if it fails, every row it held is rejected and none accepted', async () => {
+    const { deps, journaled, control } = service();
+    const rows = [{ slug: 'active' }, { slug: 'unknown' }, { slug: 'active' }];
+    expect(await ingestClicks(deps, rows)).toEqual({ accepted: 2, rejected: [{ index: 1, error: 'link not found' }] });
+    expect(control.writes).toBe(1);
+    control.failWrite = true;
+    expect(await ingestClicks(deps, rows)).toEqual({
+      accepted: 0,
+      rejected: [
+        { index: 0, error: 'the click could not be journaled; send this row again' },
+        { index: 1, error: 'link not found' },
+        { index: 2, error: 'the click could not be journaled; send this row again' },
+      ],
+    });
+    expect(journaled).toHaveLength(2);
   });
 });

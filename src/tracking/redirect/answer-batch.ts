@@ -1,7 +1,7 @@
 /**
  * The answers of one event-loop turn, sent together at the end of the turn or once `max` wait:
  * sent one by one, each would wake the client's side of its connection on its own. What an answer
- * says is decided, and its click journaled, before it waits (docs/tracking.md, "Answers sent together").
+ * says is decided before it waits (docs/tracking.md, "Answers sent together").
  *
  * The clicks those answers journal are staged (journal.ts): held in memory and written in one
  * write just before the batch goes out, instead of one write each. If that write fails, no answer
