@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { lockFile } from '../../shared/file-lock';
 import { DEFAULT_JOURNAL_SYNC_MS, journalSyncer, type SyncFile } from './journal-sync';
 
-/** Appends held for one write per loop turn (answer-batch.ts is the one caller that stages). */
+/** Appends held for one write (the answer batch stages a loop turn's clicks, ingest a call's rows). */
 export interface StagedAppends {
   /** Runs `run`; what it appends is staged: encoded and held until `writeStaged` (or an append outside). */
   stageWhile<R>(run: () => R): R;
@@ -157,16 +157,16 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
   let spareReady = false;
   let preparing: Promise<void> | null = null;
   /** Staged lines (UTF-8, each ending in '\n'), or one line about to be written; grown as needed. */
-  let pending = Buffer.allocUnsafe(64 * 1024);
+  let outgoing = Buffer.allocUnsafe(64 * 1024);
   let stagedBytes = 0;
   let stagedCount = 0;
   let stagingDepth = 0;
   let losses = 0;
 
-  /** Writes `length` bytes of `pending` at the end of the active segment, or throws. */
+  /** Writes `length` bytes of `outgoing` at the end of the active segment, or throws. */
   const writeOut = (length: number) => {
     // A short write (a full disk) is not counted: a line without its newline is skipped on replay, and the next write goes over it.
-    if (writeAt(active!.fd!, pending, length, active!.size) !== length) throw new Error('journal: a write came back short (disk full?)');
+    if (writeAt(active!.fd!, outgoing, length, active!.size) !== length) throw new Error('journal: a write came back short (disk full?)');
     active!.size += length;
   };
   const counted = (records: number) => {
@@ -174,20 +174,21 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
     appendedTotal += records;
     pendingTotal += records;
   };
-  /** Encodes one line into `pending` at `at`; answers the offset after it. */
+  /** Encodes one line into `outgoing` at `at`; answers the offset after it. */
   const encodeAt = (json: string, bound: number, at: number): number => {
-    if (pending.length < at + bound) {
-      const grown = Buffer.allocUnsafe(Math.max(at + bound, pending.length * 2));
-      pending.copy(grown, 0, 0, at);
-      pending = grown;
+    if (outgoing.length < at + bound) {
+      const grown = Buffer.allocUnsafe(Math.max(at + bound, outgoing.length * 2));
+      outgoing.copy(grown, 0, 0, at);
+      outgoing = grown;
     }
-    const end = at + pending.write(json, at);
-    pending[end] = NEWLINE;
+    const end = at + outgoing.write(json, at);
+    outgoing[end] = NEWLINE;
     return end + 1;
   };
   const writeStaged = () => {
     if (stagedCount === 0) return;
-    const [bytes, records] = [stagedBytes, stagedCount];
+    const bytes = stagedBytes;
+    const records = stagedCount;
     stagedBytes = 0;
     stagedCount = 0;
     try {
