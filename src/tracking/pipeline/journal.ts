@@ -165,7 +165,7 @@ export function openJournal<T>(dir: string, options: JournalOptions = {}): Journ
 
   /** Writes `length` bytes of `outgoing` at the end of the active segment, or throws. */
   const writeOut = (length: number) => {
-    // A short write (a full disk) is not counted: a line without its newline is skipped on replay, and the next write goes over it.
+    // A short write is not counted and the next write goes over it (docs/tracking.md, "Journal").
     if (writeAt(active!.fd!, outgoing, length, active!.size) !== length) throw new Error('journal: a write came back short (disk full?)');
     active!.size += length;
   };
