@@ -13,13 +13,12 @@
 import { openJournal, type StagedAppends } from '../src/tracking/pipeline/journal';
 import { DEFAULT_JOURNAL_SYNC_MS } from '../src/tracking/pipeline/journal-sync';
 import { answerBatch } from '../src/tracking/redirect/answer-batch';
-import { CONNECTIONS, drive, DURATION, round, summary, WARMUP, type Load } from './redirect-load';
+import { CONNECTIONS, drive, DURATION, round, summary, USER_AGENT, WARMUP, type Load } from './redirect-load';
 import { removeScratch, scratchDir } from './scratch-dir';
 
 const SPIN_US = Number(process.env.BENCH_SPIN_US ?? 5);
 const SYNC_MS = Number(process.env.JOURNAL_SYNC_MS ?? DEFAULT_JOURNAL_SYNC_MS);
 const LOCATION = 'https://landing.example.com/p?a=1&b=two&svc_click_id=01KAXXXXXXXXXXXXXXXXXXXXXX';
-const USER_AGENT = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 /** The batcher's share of the work: read and commit what was journaled, release whole segments. */
 const CONSUME_EVERY = 100_000;
 
