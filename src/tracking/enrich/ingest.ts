@@ -27,9 +27,10 @@ export interface IngestionOptions {
 let shippedRanges: EngineRanges | undefined;
 
 /**
- * Builds the ingestion pipeline the click batcher runs right before each insert. Everything
- * it needs (geo database, crawler ranges) is loaded here, synchronously and once; enrich() then
- * does no I/O.
+ * Builds the ingestion pipeline the click batcher runs right before each insert. The geo
+ * database and crawler ranges are loaded here, synchronously and once. The IP data of risk
+ * scoring and regions loads on the first click, unless `ipIntel` comes loaded (the writer thread
+ * loads it as it starts, click-writer.worker.ts); enrich() then does no I/O.
  */
 export function createIngestion(services: { ipHasher: IpHasher }, options: IngestionOptions = {}): Ingestion {
   const context: StepContext = {

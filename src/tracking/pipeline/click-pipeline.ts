@@ -325,6 +325,7 @@ export function createClickPipeline(
       lastError !== undefined ? 'retrying' : writingSince !== null && performance.now() - writingSince > STALLED_AFTER_MS ? 'stalled' : 'ok',
     backlogLimit: () => backlog.current(),
     async start() {
+      writer.prepare?.();
       const replaying = journal.pending();
       if (replaying > 0) {
         await drain();

@@ -96,6 +96,9 @@ export function createClickWriterThread(
       const copy = new Uint8Array(lines);
       return send({ kind: 'write', lines: copy, count, sideBySide: options.sideBySide ?? true }, [copy.buffer as ArrayBuffer]);
     },
+    prepare() {
+      if (!closed && !thread) void spawn().catch(() => {}); // a failed start is retried by the first write
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -7,6 +7,7 @@ import { errorCode } from '../../db/errors';
 import { openPostgres } from '../../db/postgres';
 import { errorMessage } from '../../shared/error-message';
 import { createIpHasher } from '../../shared/ip-hash';
+import { openIpIntel } from '../../ipintel/ip-intel';
 import { createClickWriter } from './click-writer';
 import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './click-writer.protocol';
 import { createIngestion } from '../enrich/ingest';
@@ -18,10 +19,12 @@ const reply = (message: ClickWriterReply) => self.postMessage(message);
 function start(init: ClickWriterInit) {
   let writer;
   let db;
+  let ipIntel;
   try {
     // Four connections: a batch's statements run side by side, as they do in process.
     db = openPostgres(init.databaseUrl, { max: 4 });
-    const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) }, { ipIntelOptions: init.ipIntelOptions });
+    ipIntel = openIpIntel(init.ipIntelOptions);
+    const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) }, { ipIntel });
     writer = createClickWriter({ db, enrich: (click) => ingestion.enrich(click), setAsidePath: init.setAsidePath });
   } catch (error) {
     reply({ kind: 'failed', message: errorMessage(error) });
@@ -41,6 +44,13 @@ function start(init: ClickWriterInit) {
     );
   };
   reply({ kind: 'ready' });
+  // Before the first batch is read: on a new DATA_DIR the ASN table is parsed here (over a second
+  // on 2 cores) while the node boots, not when its first click is written (click-writer.ts, prepare).
+  try {
+    ipIntel.load();
+  } catch (error) {
+    console.error('click writer thread: loading the IP data failed; each enrichment step reports it once', error);
+  }
 }
 
 self.onmessage = (event: MessageEvent<ClickWriterInit>) => start(event.data);

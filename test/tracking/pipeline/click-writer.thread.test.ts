@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createClickPipeline } from '../../../src/tracking/pipeline/click-pipeline';
@@ -9,7 +9,9 @@ import { createIngestion } from '../../../src/tracking/enrich/ingest';
 import type { JournalEntry } from '../../../src/tracking/tracking.model';
 import { backends, createPostgres, onBeforeClose } from '../../support/db';
 import { orgWithKey } from '../../support/fixtures';
+import { asnCsvDir } from '../../support/asn-csv';
 import { tempDir } from '../../support/temp-dir';
+import { eventually } from '../../support/wait';
 import { countRows, makeClick, makeImpression } from '../support';
 
 /** The message a promise rejects with (Bun's expect().rejects never settles for a rejection a worker's message causes). */
@@ -121,6 +123,28 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await pipeline.stop();
       expect(await countRows(db, 'clicks', orgId)).toBe(3050);
       expect(await failure(writer!.write(new Uint8Array(), 0))).toBe('click writer is closed');
+    });
+
+    test('prepare starts the thread and loads its IP data before any write; the first write uses that thread', async () => {
+      const spawned: Worker[] = [];
+      const cacheDir = join(tempDir('writer-ipintel'), 'ipintel');
+      const writer = createClickWriterThread(
+        { databaseUrl: url, ipHashSecret: SECRET, setAsidePath: setAsidePath(), ipIntelOptions: { asnDir: asnCsvDir(), cacheDir } },
+        { onSpawn: (worker) => spawned.push(worker) },
+      );
+      writers.push(writer);
+      writer.prepare!();
+      writer.prepare!();
+      expect(spawned).toHaveLength(1);
+      // The ASN table's cache file is the trace of its load: written with no batch sent.
+      await eventually(() => existsSync(cacheDir) && readdirSync(cacheDir).some((file) => file.startsWith('asn-')));
+      const { orgId } = await orgWithKey(db);
+      await writer.write(linesOf([{ k: 'c', r: makeClick(orgId, { ip: '8.8.8.8' }) }]), 1);
+      expect(spawned).toHaveLength(1);
+      expect((await db.query<{ risk_reasons: string[] }>('SELECT risk_reasons FROM clicks WHERE org_id = $1', [orgId]))[0]!.risk_reasons).toContain('datacenter_ip');
+      await writer.close();
+      writer.prepare!();
+      expect(spawned).toHaveLength(1);
     });
 
     test('a thread that dies fails the batch it held; the next batch starts a new thread', async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createClickPipeline, THREAD_BATCHES_IN_FLIGHT, type ClickPipeline } from '../../../src/tracking/pipeline/click-pipeline';
 import type { ClickWriter } from '../../../src/tracking/pipeline/click-writer';
 import { parseLines } from '../../../src/tracking/pipeline/journal';
@@ -124,5 +126,28 @@ describe('click pipeline: batches in flight on a writer thread', () => {
     expect(maxActive()).toBe(1);
     await pipeline.stop();
     expect(pipeline.pending()).toBe(0);
+  });
+});
+
+describe('click pipeline: a writer prepared as the pipeline starts', () => {
+  test('start() has the writer prepare before it writes anything, the replay of an earlier run included', async () => {
+    const dataDir = tempDir('pipeline');
+    const events: string[] = [];
+    const writer = (): ClickWriter => ({
+      prepare: () => events.push('prepare'),
+      async write(lines, count) {
+        events.push(`write ${parseLines<JournalEntry>(lines, count).length}`);
+      },
+      close: async () => {},
+    });
+    // An earlier run left three journaled clicks.
+    mkdirSync(join(dataDir, 'journal'));
+    const lines = Array.from({ length: 3 }, () => JSON.stringify({ k: 'c', r: makeClick(ORG) }));
+    writeFileSync(join(dataDir, 'journal', 'segment-000000000001.jsonl'), `${lines.join('\n')}\n`);
+    const pipeline = createClickPipeline({ db: fakePostgres, dataDir, writer }, { intervalMs: 60_000 });
+    expect(events).toEqual([]);
+    await pipeline.start();
+    expect(events).toEqual(['prepare', 'write 3']);
+    await pipeline.stop();
   });
 });
