@@ -3,7 +3,7 @@
  * script counting 302s, a bare Bun.serve answering a constant 302 as the reference, and the waits
  * for a server to settle and drain its click backlog.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { ADMIN_URL, throwawayDatabase, type ThrowawayDatabase } from './throwaway-database';
@@ -68,35 +68,6 @@ export async function drive(url: string, seconds: number, headers: readonly stri
   if (!line) throw new Error(`wrk gave no result:\n${out}\n${await new Response(proc.stderr).text()}`);
   const r = JSON.parse(line.slice('WRK_RESULT '.length));
   return { rps: r.requests / (r.duration_us / 1e6), p50_ms: r.p50_us / 1000, p99_ms: r.p99_us / 1000, redirects: r.redirects, other: r.other };
-}
-
-/** CPU ticks (1/100 s) a process has used, from /proc (Linux). */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-/**
- * Waits until the server has written what the warm-up left (its journal drained, the mirror
- * caught up): under 5% of a core for half a second. A service that has run for a while meets a
- * burst this way, and its click writer has measured its own rate by then (backlog-limit.ts).
- */
-export async function settled(pid: number, timeoutMs = 60_000): Promise<number> {
-  const started = performance.now();
-  if (!existsSync(`/proc/${pid}/stat`)) {
-    // No /proc (not Linux): a fixed pause instead.
-    await Bun.sleep(10_000);
-    return (performance.now() - started) / 1000;
-  }
-  let last = cpuTicks(pid);
-  for (let quietChecks = 0; quietChecks < 2 && performance.now() - started < timeoutMs; ) {
-    await Bun.sleep(250);
-    const now = cpuTicks(pid);
-    quietChecks = now - last <= 1 ? quietChecks + 1 : 0;
-    last = now;
-  }
-  return (performance.now() - started) / 1000;
 }
 
 /** How long a burst's write-behind and the mirror's copy of it may take before the bench stops waiting. */

@@ -31,12 +31,12 @@ import {
   DURATION,
   QUERY,
   round,
-  settled,
   summary,
   eachTarget,
   WARMUP,
   type Load,
 } from './redirect-load';
+import { settled } from './process-cpu';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 

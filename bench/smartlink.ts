@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/support/over-http';
 import { freePort, startServer } from '../test/support/server';
-import { backlogDrained, bare, CONNECTIONS, drive, DURATION, QUERY, round, settled, summary, WARMUP, eachTarget, type Load } from './redirect-load';
+import { settled } from './process-cpu';
+import { backlogDrained, bare, CONNECTIONS, drive, DURATION, QUERY, round, summary, WARMUP, eachTarget, type Load } from './redirect-load';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 
