@@ -17,12 +17,29 @@ const sharedTypes = {
   timestamptz: { to: 1184, from: [1184], serialize: (x: unknown) => (x instanceof Date ? x : new Date(x as string)).toISOString(), parse: parseTimestamptz },
 };
 
+/** The longest wait, in seconds, before a pool connection that closed connects again. */
+export const RECONNECT_DELAY_MAX_SECONDS = 1;
+
+/**
+ * Seconds before a closed connection connects again, after `failures` connections of its pool
+ * closed on an error: 50 ms doubling to RECONNECT_DELAY_MAX_SECONDS, with jitter so a node's
+ * connections do not knock together. The driver's own delay grows to 20 s, and its count of
+ * failures is never reset on a connection that opens for a reserve() (the click writer's COPY):
+ * outage after outage, the writer then waited up to 20 s to notice Postgres was gone, and again to
+ * notice it was back (docs/operations.md, "Postgres restarts and refused connections").
+ */
+export function reconnectDelaySeconds(failures: number): number {
+  const ceiling = Math.min(RECONNECT_DELAY_MAX_SECONDS, 0.05 * 2 ** failures);
+  return ceiling * (0.5 + Math.random() / 2);
+}
+
 export function openPostgres(url: string, options: { max?: number; idleTimeoutSeconds?: number } = {}): Db {
   const max = options.max ?? 10;
   const connect = (size: number, settings: Record<string, string> = {}) =>
     postgres(url, {
       max: size,
       idle_timeout: options.idleTimeoutSeconds,
+      backoff: reconnectDelaySeconds,
       onnotice: () => {},
       types: sharedTypes,
       connection: { application_name: 'svc', ...settings },
