@@ -52,19 +52,21 @@ for (const backend of backends) {
     const env: Record<string, string> = { MIRROR_INTERVAL_MS: '200' };
     if (backend === 'postgres') env.DATABASE_URL = (await createPostgres({ migrated: false })).url;
     const server: RunningServer = await startServer(env, { timeoutMs: BOOT_MS });
+    let browser: Browser | undefined;
+    // Registered before the browser starts: if it cannot, the server is still stopped.
+    afterAll(async () => {
+      await browser?.close().catch(() => {});
+      await server.stop();
+    });
     // BASE_URL defaults to http://localhost:<port>: the browser uses that origin, as a user would.
     const base = `http://localhost:${server.port}`;
-    const browser: Browser = await launchBrowser();
+    browser = await launchBrowser();
     // A desktop Chrome's user agent: headless Chromium's own names it a bot, whose clicks the report leaves out.
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true, userAgent: DESKTOP_CHROME });
     // The one answer of 400 the test provokes: a link with a destination that is not http(s).
     const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && /\/api\/dashboard\/links(\/[^/]+)?$/.test(url) });
     const page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
-    afterAll(async () => {
-      await browser.close().catch(() => {});
-      await server.stop();
-    });
 
     test('sign up, create an API key and a tracking link, follow it: the overview counter moves without a reload', async () => {
       await page.goto(`${base}/`);

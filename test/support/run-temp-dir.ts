@@ -1,5 +1,6 @@
 import { afterAll } from 'bun:test';
 import { rmSync } from 'node:fs';
+import { killLeftoverServers } from './server';
 import { tempDir } from './temp-dir';
 
 /**
@@ -13,10 +14,13 @@ const runDir = tempDir('test-run');
 process.env.TMPDIR = runDir;
 
 afterAll(() => {
+  // A server a test left running would keep writing into the directory, and run on after the run.
+  const leftovers = killLeftoverServers();
+  if (leftovers.length > 0) console.error(`test run: killed ${leftovers.length} server(s) a test left running: ${leftovers.join(', ')}`);
   try {
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
   } catch (error) {
-    // A server a test left running may still be writing into it; the files are only litter then.
+    // A process a test spawned may still be writing into it; the files are only litter then.
     console.error(`test run: could not remove ${runDir}:`, error);
   }
 });

@@ -17,6 +17,30 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Servers this test process started that have not exited. A test whose setup fails after its
+ * server started (a browser that cannot launch, in a describe body) never reaches the code that
+ * stops it; the run's end kills what is left (run-temp-dir.ts), so no server outlives the run.
+ */
+const running = new Map<Subprocess, { wrapped: boolean; dataDir: string }>();
+
+/** Kills, with SIGKILL, every server still running; returns the data directories of those it killed. */
+export function killLeftoverServers(): string[] {
+  const killed: string[] = [];
+  for (const [proc, { wrapped, dataDir }] of running) {
+    if (proc.exitCode !== null || proc.signalCode !== null) continue;
+    if (wrapped) {
+      try {
+        process.kill(childOf(proc.pid), 'SIGKILL');
+      } catch {}
+    }
+    proc.kill('SIGKILL');
+    killed.push(dataDir);
+  }
+  running.clear();
+  return killed;
+}
+
 export async function freePort(): Promise<number> {
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
   const port = probe.port!;
@@ -53,6 +77,8 @@ export async function startServer(
     stdout: 'pipe',
     stderr: 'pipe',
   });
+  running.set(proc, { wrapped: options.wrapper !== undefined, dataDir });
+  void proc.exited.then(() => running.delete(proc));
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) out += decoder.decode(chunk);
