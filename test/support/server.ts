@@ -22,19 +22,19 @@ export interface RunningServer {
  * server started (a browser that cannot launch, in a describe body) never reaches the code that
  * stops it; the run's end kills what is left (run-temp-dir.ts), so no server outlives the run.
  */
-const running = new Map<Subprocess, { wrapped: boolean; dataDir: string }>();
+const running = new Map<Subprocess, { dataDir: string; signal(signal: NodeJS.Signals): void }>();
+
+const exited = (proc: Subprocess) => proc.exitCode !== null || proc.signalCode !== null;
 
 /** Kills, with SIGKILL, every server still running; returns the data directories of those it killed. */
 export function killLeftoverServers(): string[] {
   const killed: string[] = [];
-  for (const [proc, { wrapped, dataDir }] of running) {
-    if (proc.exitCode !== null || proc.signalCode !== null) continue;
-    if (wrapped) {
-      try {
-        process.kill(childOf(proc.pid), 'SIGKILL');
-      } catch {}
-    }
-    proc.kill('SIGKILL');
+  for (const [proc, { dataDir, signal }] of running) {
+    if (exited(proc)) continue;
+    try {
+      signal('SIGKILL');
+    } catch {}
+    proc.kill('SIGKILL'); // a wrapper, when the server ran under one
     killed.push(dataDir);
   }
   running.clear();
@@ -77,7 +77,9 @@ export async function startServer(
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  running.set(proc, { wrapped: options.wrapper !== undefined, dataDir });
+  // The server itself: under a wrapper, the wrapper's child.
+  const signal = (name: NodeJS.Signals) => (options.wrapper ? process.kill(childOf(proc.pid), name) : proc.kill(name));
+  running.set(proc, { dataDir, signal });
   void proc.exited.then(() => running.delete(proc));
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
@@ -106,11 +108,8 @@ export async function startServer(
     env: fullEnv,
     dataDir,
     output: () => out,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        if (options.wrapper) process.kill(childOf(proc.pid), signal);
-        else proc.kill(signal);
-      }
+    async stop(name: NodeJS.Signals = 'SIGTERM') {
+      if (!exited(proc)) signal(name);
       return proc.exited;
     },
   };
