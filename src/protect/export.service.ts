@@ -1,6 +1,6 @@
-import { stringify } from 'csv-stringify/sync';
 import type { Mirror } from '../analytics/mirror';
 import type { Queryable } from '../db/db';
+import { pagedCsv, type CsvCell } from '../shared/csv';
 import type { Clock } from '../shared/ids';
 import { EXPORT_COLUMNS } from './export.model';
 import { selectCampaignNames } from '../campaigns/campaigns.repo';
@@ -19,26 +19,18 @@ const DAY_MS = 86_400_000;
 export const EXPORT_PAGE_ROWS = 5_000;
 
 /**
- * The invalid-click CSV of GET /api/protect/export (RFC 4180, by csv-stringify): the mirror is
- * brought up to date first, so a click scored a moment ago is in it. The first page is read before
- * the answer starts, so a mirror that cannot answer gives an error status rather than a cut file.
+ * The invalid-click CSV of GET /api/protect/export, streamed page by page (src/shared/csv.ts):
+ * the mirror is brought up to date first, so a click scored a moment ago is in it.
  */
 export async function invalidClicksCsv(deps: ExportDeps, orgId: string, days: number, pageRows = EXPORT_PAGE_ROWS): Promise<ReadableStream<Uint8Array>> {
   await deps.mirror.catchUp();
   const threshold = await selectInvalidThreshold(deps.db, orgId);
   const since = new Date(deps.clock().getTime() - days * DAY_MS);
-  const read = (after: InvalidIpRow | null) => selectInvalidIps(deps.mirror, { orgId, since, threshold, after, limit: pageRows });
-  let page = await read(null);
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode(stringify([EXPORT_COLUMNS], { record_delimiter: 'windows' })));
-    },
-    async pull(controller) {
-      if (page.length === 0) return controller.close();
-      controller.enqueue(encoder.encode(await csvRows(deps.db, orgId, page)));
-      page = page.length < pageRows ? [] : await read(page[page.length - 1]!);
-    },
+  return pagedCsv({
+    header: EXPORT_COLUMNS,
+    read: (after: InvalidIpRow | null) => selectInvalidIps(deps.mirror, { orgId, since, threshold, after, limit: pageRows }),
+    records: (page) => invalidIpRecords(deps.db, orgId, page),
+    pageRows,
   });
 }
 
@@ -60,9 +52,9 @@ export async function readInvalidIps(deps: ExportDeps, orgId: string, days: numb
   }
 }
 
-async function csvRows(db: Queryable, orgId: string, rows: readonly InvalidIpRow[]): Promise<string> {
+async function invalidIpRecords(db: Queryable, orgId: string, rows: readonly InvalidIpRow[]): Promise<CsvCell[][]> {
   const names = await selectCampaignNames(db, orgId, [...new Set(rows.map((row) => row.campaign_id).filter((id) => id !== ''))]);
-  const records = rows.map((row) => [
+  return rows.map((row) => [
     row.ip,
     orderReasons(row.reasons ?? []).join('|'),
     Number(row.score),
@@ -72,5 +64,4 @@ async function csvRows(db: Queryable, orgId: string, rows: readonly InvalidIpRow
     new Date(row.first_seen).toISOString(),
     new Date(row.last_seen).toISOString(),
   ]);
-  return stringify(records, { record_delimiter: 'windows' });
 }

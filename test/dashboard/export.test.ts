@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { parse } from 'csv-parse/sync';
 import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS } from '../../src/dashboard/export/export.model';
-import { dashboardExport, safeText } from '../../src/dashboard/export/export.service';
+import { dashboardExport } from '../../src/dashboard/export/export.service';
 import { body, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
+import { csvRowsOf } from '../support/csv';
 import { backends } from '../support/db';
 import { insertConversion, insertCost } from '../support/facts';
 import { insertCampaign } from '../support/fixtures';
@@ -11,6 +11,7 @@ import { expectSecurityHeaders } from '../support/http';
 import { registerAccount } from '../protect/support';
 
 const DAY_MS = 86_400_000;
+const FORMULA = '=HYPERLINK("http://evil.test","x")';
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 
 for (const backend of backends()) {
@@ -18,7 +19,6 @@ for (const backend of backends()) {
     const db = await backend.create();
     const t = await testApp(db, {}, { workers: false });
     const exportCsv = (cookie: string, query: string) => t.request(`/api/dashboard/export${query}`, { headers: { cookie } });
-    const rowsOf = async (res: Response) => parse(await res.text(), { columns: true, bom: false }) as Record<string, string>[];
 
     test('clicks: the read model as columns, oldest first, only the window and only this organization', async () => {
       const me = await registerAccount(t);
@@ -39,7 +39,7 @@ for (const backend of backends()) {
       expectSecurityHeaders(res);
       const text = await res.clone().text();
       expect(text.split('\r\n')[0]).toBe(CLICK_EXPORT_COLUMNS.join(','));
-      const rows = await rowsOf(res);
+      const rows = await csvRowsOf(res);
       expect(rows.map((row) => row.id)).toEqual([first, second]);
       expect(rows[0]).toEqual({
         id: first, createdAt: '2026-08-10T00:00:00.000Z', gclid: 'Cj0', gbraid: '', wbraid: '', campaignExtId: '', adGroupExtId: '', creativeId: '',
@@ -57,7 +57,7 @@ for (const backend of backends()) {
       const res = await exportCsv(me.cookie, '?type=conversions&from=2026-08-10&to=2026-08-10');
       expect(res.status).toBe(200);
       expect((await res.clone().text()).split('\r\n')[0]).toBe(CONVERSION_EXPORT_COLUMNS.join(','));
-      expect(await rowsOf(res)).toEqual([
+      expect(await csvRowsOf(res)).toEqual([
         { id, createdAt: '2026-08-10T08:00:00.000Z', clickId: '', campaignId, eventName: 'purchase', value: '12.5', currency: 'EUR', orderId: 'o-1', gclid: '', source: 'api' },
       ]);
     });
@@ -72,9 +72,48 @@ for (const backend of backends()) {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-disposition')).toBe('attachment; filename="pivot-2026-08-10-2026-08-10.csv"');
       expect((await res.clone().text()).split('\r\n')[0]).toBe(PIVOT_EXPORT_COLUMNS.join(','));
-      expect(await rowsOf(res)).toEqual([
+      expect(await csvRowsOf(res)).toEqual([
         { day: '2026-08-10', campaign_id: campaignId, campaign: 'Campaign', clicks: '1', installs: '0', conversions: '1', revenue: '10', spend: '40', cpi: '', roas: '0.25' },
       ]);
+    });
+
+    test('clicks: line breaks and formulas in text fields stay inside their row', async () => {
+      const me = await registerAccount(t);
+      const broken = await insertClick(db, {
+        orgId: me.orgId, createdAt: '2026-08-10T01:00:00Z', keyword: 'line1\nline2', creativeId: 'a\rb', adGroupExtId: 'x\r\ny', gclid: FORMULA,
+      });
+      const plain = await insertClick(db, { orgId: me.orgId, createdAt: '2026-08-10T02:00:00Z', keyword: 'shoes' });
+      const rows = await csvRowsOf(await exportCsv(me.cookie, '?type=clicks&from=2026-08-10&to=2026-08-10'));
+      expect(rows.map((row) => row.id)).toEqual([broken, plain]);
+      expect(rows[0]).toMatchObject({ keyword: 'line1\nline2', creativeId: 'a\rb', adGroupExtId: 'x\r\ny', gclid: `'${FORMULA}` });
+      expect(rows[1]).toMatchObject({ keyword: 'shoes', nextHopUrl: 'https://shop.example.com/landing' });
+    });
+
+    test('conversions: line breaks and formulas in text fields stay inside their row', async () => {
+      const me = await registerAccount(t);
+      const broken = await insertConversion(db, { orgId: me.orgId, createdAt: '2026-08-10T01:00:00Z', orderId: 'line1\nline2', event: 'a\rb', currency: FORMULA });
+      const formula = await insertConversion(db, { orgId: me.orgId, createdAt: '2026-08-10T02:00:00Z', orderId: '@SUM(A1)', event: '-1+1' });
+      const rows = await csvRowsOf(await exportCsv(me.cookie, '?type=conversions&from=2026-08-10&to=2026-08-10'));
+      expect(rows.map((row) => [row.id, row.orderId, row.eventName, row.currency])).toEqual([
+        [broken, 'line1\nline2', 'a\rb', `'${FORMULA}`],
+        [formula, `'@SUM(A1)`, `'-1+1`, ''],
+      ]);
+    });
+
+    test('pivot: line breaks and formulas in campaign names stay inside their row', async () => {
+      const me = await registerAccount(t);
+      const names = ['line1\nline2', 'a\rb', FORMULA];
+      const campaigns: string[] = [];
+      for (const name of names) {
+        const { campaignId } = await insertCampaign(db, me.orgId);
+        await db.query('UPDATE campaigns SET name = $2 WHERE id = $1', [campaignId, name]);
+        await insertClick(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T08:00:00Z' });
+        campaigns.push(campaignId);
+      }
+      const rows = await csvRowsOf(await exportCsv(me.cookie, '?type=pivot&from=2026-08-10&to=2026-08-10'));
+      const nameOf = new Map(rows.map((row) => [row.campaign_id, row.campaign]));
+      expect(rows.map((row) => row.clicks)).toEqual(['1', '1', '1']);
+      expect(campaigns.map((id) => nameOf.get(id))).toEqual(['line1\nline2', 'a\rb', `'${FORMULA}`]);
     });
 
     test('pages follow each other by time and id, microseconds included, every row once', async () => {
@@ -85,7 +124,7 @@ for (const backend of backends()) {
       // insertClick keeps milliseconds: the microseconds are set here, as Postgres stores them.
       for (const [i, time] of times.entries()) await db.query('UPDATE clicks SET created_at = $2::timestamptz WHERE id = $1', [ids[i], time]);
       const csv = await dashboardExport(t.services, me.orgId, { type: 'clicks', from: '2026-08-10', to: '2026-08-10' }, 2);
-      const rows = parse(await new Response(csv.body).text(), { columns: true }) as Record<string, string>[];
+      const rows = await csvRowsOf(new Response(csv.body));
       const sameTime = [ids[1]!, ids[2]!].sort();
       expect(rows.map((row) => row.id)).toEqual([ids[0]!, ...sameTime, ids[3]!, ids[4]!]);
     });
@@ -98,7 +137,7 @@ for (const backend of backends()) {
       await insertClick(db, { orgId: me.orgId, createdAt: new Date(Date.parse(`${dayOf(now - 29 * DAY_MS)}T00:00:00Z`) - 1) });
       const res = await exportCsv(me.cookie, '?type=clicks');
       expect(res.headers.get('content-disposition')).toBe(`attachment; filename="clicks-${dayOf(now - 29 * DAY_MS)}-${dayOf(now)}.csv"`);
-      expect((await rowsOf(res)).map((row) => row.id)).toEqual([inside, today]);
+      expect((await csvRowsOf(res)).map((row) => row.id)).toEqual([inside, today]);
     });
 
     test('bad type, dates or window: 400 naming the field, and no file', async () => {
@@ -139,11 +178,3 @@ for (const backend of backends()) {
     });
   });
 }
-
-describe('safeText', () => {
-  test('neutralises what a spreadsheet would run, leaves the rest', () => {
-    for (const value of ['=1+1', '+1', '-2', '@SUM(A1)', '\tx', '\rx']) expect(safeText(value)).toBe(`'${value}`);
-    for (const value of ['plain', 'a=b', '', '1-2']) expect(safeText(value)).toBe(value);
-    expect(safeText(null)).toBeNull();
-  });
-});

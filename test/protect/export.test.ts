@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { parse } from 'csv-parse/sync';
 import { invalidClicksCsv } from '../../src/protect/export.service';
 import { body, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
+import { csvRowsOf } from '../support/csv';
 import { backends } from '../support/db';
 import { insertCampaign } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
@@ -17,7 +17,6 @@ for (const backend of backends()) {
     const db = await backend.create();
     const t = await testApp(db);
     const exportCsv = (cookie: string, query = '') => t.request(`/api/protect/export${query}`, { headers: { cookie } });
-    const rowsOf = async (res: Response) => parse(await res.text(), { columns: true }) as Record<string, string>[];
 
     test('one row per invalid IP and campaign, reasons joined with |, only this organization', async () => {
       const me = await registerAccount(t);
@@ -43,7 +42,7 @@ for (const backend of backends()) {
       expectSecurityHeaders(res);
       const text = await res.clone().text();
       expect(text.split('\r\n')[0]).toBe(HEADER);
-      const rows = await rowsOf(res);
+      const rows = await csvRowsOf(res);
       expect(rows).toEqual([
         { ip: '5.9.1.1', reasons: 'webdriver', score: '60', gclid: '', campaign: '', clicks: '1', first_seen: automated.toISOString(), last_seen: automated.toISOString() },
         {
@@ -53,11 +52,30 @@ for (const backend of backends()) {
       ]);
     });
 
+    test('line breaks and formulas in gclids and campaign names stay inside their row, neutralised', async () => {
+      const me = await registerAccount(t);
+      const named = async (name: string) => {
+        const { campaignId } = await insertCampaign(db, me.orgId);
+        await db.query('UPDATE campaigns SET name = $2 WHERE id = $1', [campaignId, name]);
+        return campaignId;
+      };
+      const formula = '=HYPERLINK("http://evil.test","x")';
+      await insertClick(db, { orgId: me.orgId, campaignId: await named('a\rb'), ip: '5.9.3.1', createdAt: ago(HOUR), gclid: 'line1\nline2', riskReasons: ['webdriver'] });
+      await insertClick(db, { orgId: me.orgId, campaignId: await named('+cmd|calc'), ip: '5.9.3.2', createdAt: ago(HOUR), gclid: formula, riskReasons: ['webdriver'] });
+      await insertClick(db, { orgId: me.orgId, ip: '5.9.3.3', createdAt: ago(HOUR), gclid: 'x\r\ny', riskReasons: ['webdriver'] });
+      const rows = await csvRowsOf(await exportCsv(me.cookie));
+      expect(rows.map((row) => [row.ip, row.gclid, row.campaign])).toEqual([
+        ['5.9.3.1', 'line1\nline2', 'a\rb'],
+        ['5.9.3.2', `'${formula}`, "'+cmd|calc"],
+        ['5.9.3.3', 'x\r\ny', ''],
+      ]);
+    });
+
     test('days: default 30, 1 to 365; anything else 400 naming days and nothing else', async () => {
       const me = await registerAccount(t);
       await insertClick(db, { orgId: me.orgId, ip: '5.9.1.3', createdAt: ago(3 * 24 * HOUR), riskReasons: ['webdriver'] });
-      expect(await rowsOf(await exportCsv(me.cookie, '?days=2'))).toEqual([]);
-      expect((await rowsOf(await exportCsv(me.cookie, '?days=4'))).map((row) => row.ip)).toEqual(['5.9.1.3']);
+      expect(await csvRowsOf(await exportCsv(me.cookie, '?days=2'))).toEqual([]);
+      expect((await csvRowsOf(await exportCsv(me.cookie, '?days=4'))).map((row) => row.ip)).toEqual(['5.9.1.3']);
       expect((await exportCsv(me.cookie, '?days=365')).status).toBe(200);
       for (const days of ['0', '366', '-1', 'x', '1.5', '']) {
         const res = await exportCsv(me.cookie, `?days=${days}`);
@@ -69,11 +87,11 @@ for (const backend of backends()) {
     test('the organization threshold decides what is invalid', async () => {
       const me = await registerAccount(t);
       await insertClick(db, { orgId: me.orgId, ip: '5.9.1.4', createdAt: ago(HOUR), riskReasons: ['datacenter_ip'] });
-      expect(await rowsOf(await exportCsv(me.cookie))).toEqual([]);
+      expect(await csvRowsOf(await exportCsv(me.cookie))).toEqual([]);
       const put = await t.request('/api/dashboard/protect/settings', { method: 'PUT', headers: { cookie: me.cookie, origin: 'http://api.test.local' }, json: { invalid_threshold: 40 } });
       expect(put.status).toBe(200);
       expect(await body(put)).toEqual({ invalid_threshold: 40 });
-      expect((await rowsOf(await exportCsv(me.cookie))).map((row) => [row.ip, row.score])).toEqual([['5.9.1.4', '40']]);
+      expect((await csvRowsOf(await exportCsv(me.cookie))).map((row) => [row.ip, row.score])).toEqual([['5.9.1.4', '40']]);
     });
 
     test('pages follow each other by key: every group once, in IP then campaign order', async () => {
@@ -83,7 +101,7 @@ for (const backend of backends()) {
       const ips = ['5.9.2.1', '5.9.2.2', '5.9.2.3'];
       for (const ip of ips) for (const campaignId of campaigns) await insertClick(db, { orgId: me.orgId, campaignId, ip, createdAt: ago(HOUR), riskReasons: ['webdriver'] });
       const stream = await invalidClicksCsv(t.services, me.orgId, 30, 2);
-      const rows = parse(await new Response(stream).text(), { columns: true }) as Record<string, string>[];
+      const rows = await csvRowsOf(new Response(stream));
       expect(rows.map((row) => row.ip)).toEqual(['5.9.2.1', '5.9.2.1', '5.9.2.2', '5.9.2.2', '5.9.2.3', '5.9.2.3']);
       expect(rows.map((row) => row.campaign)).toEqual([...campaigns, ...campaigns, ...campaigns]);
     });
