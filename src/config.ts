@@ -11,7 +11,7 @@ import { readApnsKey, readServiceAccount } from './uninstalls/push-credentials';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY']);
+const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 const HTTPS_ORIGIN = '^https://[^/?#\\s]+/?$';
 /** Apple's key and team ids: ten upper-case letters and digits. */
@@ -58,6 +58,7 @@ const Environment = T.Object({
   GOOGLE_PUBSUB_AUDIENCE: T.Optional(T.String({ minLength: 1, maxLength: 2048, description: 'the audience of the push subscription' })),
   GOOGLE_PUBSUB_EMAIL: T.Optional(T.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'a service account e-mail address' })),
   GOOGLE_PUBSUB_JWKS_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
+  GOOGLE_PUBSUB_AUTH: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   UNINSTALL_CHECK_HOURS: T.Optional(T.String({ pattern: '^[0-9]{1,4}$', description: `a number of hours, 0 to ${MAX_UNINSTALL_CHECK_HOURS}` })),
   APNS_KEY_PATH: T.Optional(T.String({ minLength: 1, description: 'the path of an APNs .p8 key' })),
   APNS_KEY_ID: T.Optional(T.String({ pattern: APPLE_ID, description: 'a 10-character APNs key id' })),
@@ -158,6 +159,11 @@ export interface Config {
 }
 
 export interface GooglePubsubConfig {
+  /**
+   * GOOGLE_PUBSUB_AUTH: false accepts every push unchecked (unsafe). True (the default) refuses
+   * every push until GOOGLE_PUBSUB_TOKEN or GOOGLE_PUBSUB_AUDIENCE sets a check.
+   */
+  auth: boolean;
   /** GOOGLE_PUBSUB_TOKEN: the push URL's `?token=` must equal it. */
   token: string | undefined;
   /** GOOGLE_PUBSUB_AUDIENCE: a push must carry Google's OIDC token for this audience. */
@@ -294,7 +300,12 @@ function googlePubsub(e: Environment): GooglePubsubConfig {
   if (e.GOOGLE_PUBSUB_EMAIL && !e.GOOGLE_PUBSUB_AUDIENCE) {
     throw new ConfigError('GOOGLE_PUBSUB_EMAIL', 'needs GOOGLE_PUBSUB_AUDIENCE: the e-mail is checked inside the OIDC token, which is verified only when an audience is set');
   }
+  const auth = e.GOOGLE_PUBSUB_AUTH === undefined || isOn(e.GOOGLE_PUBSUB_AUTH);
+  if (!auth && (e.GOOGLE_PUBSUB_TOKEN || e.GOOGLE_PUBSUB_AUDIENCE)) {
+    throw new ConfigError('GOOGLE_PUBSUB_AUTH', 'off turns the push checks off, so GOOGLE_PUBSUB_TOKEN and GOOGLE_PUBSUB_AUDIENCE must be unset');
+  }
   return {
+    auth,
     token: e.GOOGLE_PUBSUB_TOKEN,
     audience: e.GOOGLE_PUBSUB_AUDIENCE,
     email: e.GOOGLE_PUBSUB_EMAIL,

@@ -2,6 +2,7 @@
 import './apply-runtime-options';
 import { createServing } from './app';
 import { ConfigError, loadConfig, type Config } from './config';
+import { configNotices } from './config-notices';
 import type { Db } from './db/db';
 import { DataDirBusy, lockDataDir, type DataDirLock } from './db/data-dir-lock';
 import { migrate } from './db/migrate';
@@ -30,6 +31,7 @@ async function main() {
     if (error instanceof ConfigError) fail(78, `configuration error: ${error.message}`);
     throw error;
   }
+  for (const notice of configNotices(config)) console.warn(notice);
   // Held until the process ends, taken before the store, journal or mirror opens. Only the
   // session secret loadConfig may have generated comes first: it is linked into place
   // atomically and meant to be shared (the CLI on Postgres reads it beside a running server).

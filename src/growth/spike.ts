@@ -4,6 +4,8 @@
  * example: docs/growth-imports.md, "TV attribution".
  */
 
+import { jointlyAttributed, type SharedCell } from './shared-spikes';
+
 const MINUTE_MS = 60_000;
 
 /** Baseline length, in minutes of time no airing window covers, before the first airing of a group. */
@@ -142,16 +144,13 @@ export function planSpikes(spots: readonly Spot[], cover: readonly Interval[] = 
 }
 
 /** One cell: a segment's traffic of one group (a region, or '' for the traffic of no region the group names). */
-interface Cell {
-  count: number;
-  expected: number;
-  claimants: number[];
-}
+type Cell = Omit<SharedCell, 'excess' | 'shares'>;
 
 /**
  * Each spot's result from the counts of plan.requests, in the same order. Inside an overlap
  * group every segment's traffic of every region is a cell; a cell's excess over the baseline is
- * shared by the spots that claim it in proportion to their own excess over their windows.
+ * shared by the spots that claim it in proportion to their own excess over their windows. A spot
+ * whose own test fails may still be attributed by the group test (shared-spikes.ts).
  */
 export function attributeSpikes(plan: SpikePlan, counts: readonly number[]): SpotResult[] {
   const results: SpotResult[] = new Array(plan.spots.length);
@@ -168,19 +167,20 @@ export function attributeSpikes(plan: SpikePlan, counts: readonly number[]): Spo
 
     const windowCount = new Map<number, number>(group.spots.map((index) => [index, 0]));
     const cells: Cell[] = [];
-    for (const segment of group.segments) {
-      const minutes = (segment.to - segment.from) / MINUTE_MS;
+    const segmentMinutes = group.segments.map((segment) => (segment.to - segment.from) / MINUTE_MS);
+    for (const [position, segment] of group.segments.entries()) {
+      const minutes = segmentMinutes[position]!;
       const all = group.national ? counts[segment.requests.get('')!] ?? 0 : 0;
       let named = 0;
       for (const region of group.regions) {
         const count = counts[segment.requests.get(region)!] ?? 0;
         named += count;
         const claimants = segment.active.filter((index) => plan.spots[index]!.region === null || plan.spots[index]!.region === region);
-        cells.push({ count, expected: regionRate.get(region)! * minutes, claimants });
+        cells.push({ count, expected: regionRate.get(region)! * minutes, segment: position, claimants });
       }
       if (group.national) {
         const claimants = segment.active.filter((index) => plan.spots[index]!.region === null);
-        cells.push({ count: Math.max(0, all - named), expected: otherRate * minutes, claimants });
+        cells.push({ count: Math.max(0, all - named), expected: otherRate * minutes, segment: position, claimants });
       }
       for (const index of segment.active) {
         const region = plan.spots[index]!.region;
@@ -197,26 +197,42 @@ export function attributeSpikes(plan: SpikePlan, counts: readonly number[]): Spo
     );
     const lift = new Map<number, number>(group.spots.map((index) => [index, 0]));
     const takenByOthers = new Map<number, number>(group.spots.map((index) => [index, 0]));
+    const shared: SharedCell[] = [];
     for (const cell of cells) {
       if (cell.claimants.length === 0) continue;
       const excess = Math.max(0, cell.count - cell.expected);
       const total = cell.claimants.reduce((a, index) => a + weight.get(index)!, 0);
-      for (const index of cell.claimants) {
-        const share = total > 0 ? (excess * weight.get(index)!) / total : excess / cell.claimants.length;
-        lift.set(index, lift.get(index)! + share);
-        takenByOthers.set(index, takenByOthers.get(index)! + excess - share);
-      }
+      const shares = cell.claimants.map((index) => (total > 0 ? (excess * weight.get(index)!) / total : excess / cell.claimants.length));
+      cell.claimants.forEach((index, position) => {
+        lift.set(index, lift.get(index)! + shares[position]!);
+        takenByOthers.set(index, takenByOthers.get(index)! + excess - shares[position]!);
+      });
+      shared.push({ ...cell, excess, shares });
     }
 
     for (const index of group.spots) {
       const spot = plan.spots[index]!;
       const baselinePerMin = spotRate(index);
-      const left = Math.floor(windowCount.get(index)! - takenByOthers.get(index)! + 1e-9);
-      const pValue = poissonTail(left, Math.max(baselinePerMin, BASELINE_FLOOR_PER_MIN) * spot.windowMin);
+      const pValue = keptPValue(windowCount.get(index)! - takenByOthers.get(index)!, baselinePerMin * spot.windowMin, spot.windowMin);
       results[index] = { baselinePerMin, windowCount: windowCount.get(index)!, lift: lift.get(index)!, pValue, attributed: pValue < SIGNIFICANCE };
     }
+    const joint = jointlyAttributed({
+      cells: shared,
+      segmentMinutes,
+      regionOf: (index) => plan.spots[index]!.region,
+      candidates: group.spots.filter((index) => !results[index]!.attributed && lift.get(index)! > 0),
+      lift: (index) => lift.get(index)!,
+      pValue: keptPValue,
+      significance: SIGNIFICANCE,
+    });
+    for (const [index, pValue] of joint) results[index] = { ...results[index]!, pValue, attributed: true };
   }
   return results;
+}
+
+/** P(X >= kept, rounded down) under the expected count, the baseline floor applying to each minute of each scope. */
+function keptPValue(kept: number, expected: number, scopeMinutes: number): number {
+  return poissonTail(Math.floor(kept + 1e-9), Math.max(expected, BASELINE_FLOOR_PER_MIN * scopeMinutes));
 }
 
 /** P(X >= k) for X ~ Poisson(mean): the regularized lower incomplete gamma P(k, mean). */

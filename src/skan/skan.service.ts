@@ -28,8 +28,9 @@ const checkBodySchema = strictBody(SkanPostbackBody);
 const isVersion = (version: unknown): version is SkanVersion => SKAN_VERSIONS.includes(version as SkanVersion);
 
 /**
- * The route's transform: `org` and the body are checked together, so one 400 names every field
- * at fault. Unknown keys are allowed (Apple may add some); they are stored, not decoded.
+ * The route's transform: a missing `org` and the body are checked together, so one 400 names
+ * every field at fault. Unknown keys are allowed (Apple may add some); they are stored, not decoded.
+ * The value of `org` is checked later, with the organization (receivePostback).
  */
 export function checkPostbackRequest({ query, body }: { query: { org?: unknown }; body: unknown }): void {
   let problems: ValidationBody = { formErrors: [], fieldErrors: {} };
@@ -43,11 +44,13 @@ export function checkPostbackRequest({ query, body }: { query: { org?: unknown }
   if (typeof version === 'string' && !isVersion(version)) problems.fieldErrors.version = [`must be one of ${SKAN_VERSIONS.join(', ')}`];
   const org = query.org;
   if (org === undefined || org === '') problems.fieldErrors.org = ['required: the organization id'];
-  else if (typeof org !== 'string' || !ORG_ID_PATTERN.test(org)) problems.fieldErrors.org = ['must be an organization id'];
   if (problems.formErrors.length > 0 || Object.keys(problems.fieldErrors).length > 0) {
     throw validationError(problems.fieldErrors, problems.formErrors);
   }
 }
+
+/** One answer for an `org` that is not an id and for an id no organization has. */
+const UNKNOWN_ORGANIZATION = 'unknown organization';
 
 /**
  * Verifies, decodes, links and stores one postback (docs/skan.md). A repeat of the organization's
@@ -55,9 +58,10 @@ export function checkPostbackRequest({ query, body }: { query: { org?: unknown }
  */
 export async function receivePostback(deps: SkanDeps, orgId: string, body: SkanPostbackBody): Promise<{ ok: true; id: string }> {
   const postback = body as SkanPostbackBody & { version: SkanVersion };
-  if (!(await repo.organizationExists(deps.db, orgId))) throw fieldError('org', 'unknown organization');
+  // The signature first: a refusal that came before it would tell who is an organization.
   const verified = verifySignature(postback, deps.publicKey);
   if (!verified && deps.verify) throw badRequest('invalid signature');
+  if (!ORG_ID_PATTERN.test(orgId) || !(await repo.organizationExists(deps.db, orgId))) throw fieldError('org', UNKNOWN_ORGANIZATION);
   const decoded = decodePostback(postback);
   const match = sourceIdentifierMatch(decoded);
   const [appId, campaignId] = await Promise.all([

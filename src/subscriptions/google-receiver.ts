@@ -1,9 +1,9 @@
 /**
  * POST /api/subscriptions/google: a Pub/Sub push of a Google Play real-time developer
- * notification. With Play credentials the purchase is read from Google and its state wins;
- * without them the notification type alone drives the state machine.
+ * notification, for the app whose package name it carries. With Play credentials the purchase is
+ * read from Google and its state wins; without them the notification type alone drives the state machine.
  */
-import { fieldError, HttpError, unauthorized } from '../http/errors';
+import { HttpError, unauthorized } from '../http/errors';
 import { decodeDeveloperNotification, googleChangeKind, googleTypeName, VOIDED_SUBSCRIPTION } from './google-notifications';
 import type { PlayApi, PlayPurchase } from './google-play';
 import type { Clock } from '../shared/ids';
@@ -61,7 +61,11 @@ export async function receiveGoogleNotification(deps: GoogleReceiverDeps, reques
   const parsed = parse(notification);
   const key = parsed.purchaseToken ? ({ store: 'google', purchaseToken: parsed.purchaseToken } as const) : null;
   const app = await resolveStoreApp(deps.db, 'google', notification.packageName, key);
-  if (!app) throw fieldError('message.data.packageName', 'no app has this package name');
+  if (!app) {
+    // Acknowledged: Pub/Sub redelivers anything but a 2xx for days, and no app here is its owner.
+    console.warn(`google play notification for ${JSON.stringify(notification.packageName)}: no android app has this package name; acknowledged, nothing stored`);
+    return { ok: true, subscription_id: null };
+  }
   const idKey = { appId: app.id, store: 'google', notificationId: body.message.messageId } as const;
   const earlier = await earlierAnswer(deps, idKey);
   if (earlier) return earlier;

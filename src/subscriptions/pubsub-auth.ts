@@ -1,7 +1,8 @@
 /**
  * What authenticates a Pub/Sub push (docs/subscriptions.md, "Authenticating Google's pushes"):
  * the push URL's `?token=` against GOOGLE_PUBSUB_TOKEN, and Google's OIDC token in
- * `Authorization` for GOOGLE_PUBSUB_AUDIENCE. Each configured check must pass.
+ * `Authorization` for GOOGLE_PUBSUB_AUDIENCE. Each configured check must pass; with neither
+ * configured every push is refused, unless GOOGLE_PUBSUB_AUTH=off.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { constantTimeEqual } from '../auth/secrets';
@@ -17,6 +18,8 @@ function bearer(request: Request): string | undefined {
 
 export function pubsubPushCheck(config: GooglePubsubConfig): PushCheck {
   const { token, audience, email } = config;
+  if (!config.auth) return async () => true;
+  if (token === undefined && audience === undefined) return async () => false;
   const keys = audience ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
   return async (request) => {
     if (token !== undefined) {
@@ -35,4 +38,13 @@ export function pubsubPushCheck(config: GooglePubsubConfig): PushCheck {
     }
     return true;
   };
+}
+
+/** The boot log's line about the push checks: why pushes are refused, or that none is checked. */
+export function pubsubBootNotice(config: GooglePubsubConfig): string | undefined {
+  if (!config.auth) return 'GOOGLE_PUBSUB_AUTH=off: Google Play notifications are accepted unchecked; anyone can post one (unsafe, for test set-ups only)';
+  if (config.token === undefined && config.audience === undefined) {
+    return 'Google Play notifications (POST /api/subscriptions/google) answer 401: set GOOGLE_PUBSUB_TOKEN or GOOGLE_PUBSUB_AUDIENCE to accept them';
+  }
+  return undefined;
 }

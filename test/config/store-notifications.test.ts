@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_GOOGLE_JWKS_URL, DEFAULT_GOOGLE_PLAY_API_URL, loadConfig } from '../../src/config';
+import { configNotices } from '../../src/config-notices';
 import { readServiceAccount } from '../../src/subscriptions/google-play';
 import { tempDir } from '../support/temp-dir';
 
@@ -14,12 +15,12 @@ function file(name: string, text: string): string {
 }
 
 describe('store notification settings', () => {
-  test('defaults: no extra roots, no Play credentials, Google endpoints, no push checks', () => {
+  test('defaults: no extra roots, no Play credentials, Google endpoints, push checks required but none set', () => {
     const config = loadConfig(base());
     expect(config.appleRootCerts).toEqual([]);
     expect(config.googlePlayCredentials).toBeUndefined();
     expect(config.googlePlayApiUrl).toBe(DEFAULT_GOOGLE_PLAY_API_URL);
-    expect(config.googlePubsub).toEqual({ token: undefined, audience: undefined, email: undefined, jwksUrl: DEFAULT_GOOGLE_JWKS_URL });
+    expect(config.googlePubsub).toEqual({ auth: true, token: undefined, audience: undefined, email: undefined, jwksUrl: DEFAULT_GOOGLE_JWKS_URL });
   });
 
   test('values are read: root paths (comma-separated), credentials, API root with one trailing slash, push checks', () => {
@@ -40,6 +41,7 @@ describe('store notification settings', () => {
     expect(config.googlePlayCredentials).toBe(key);
     expect(config.googlePlayApiUrl).toBe('http://127.0.0.1:9999/');
     expect(config.googlePubsub).toEqual({
+      auth: true,
       token: 'abcdefghijklmnop',
       audience: 'https://api.example.com/api/subscriptions/google',
       email: 'push@project.iam.gserviceaccount.com',
@@ -55,6 +57,9 @@ describe('store notification settings', () => {
       [{ GOOGLE_PUBSUB_TOKEN: 'short-secret' }, 'GOOGLE_PUBSUB_TOKEN'],
       [{ GOOGLE_PUBSUB_EMAIL: 'push@project.iam.gserviceaccount.com' }, 'GOOGLE_PUBSUB_EMAIL'],
       [{ GOOGLE_PUBSUB_JWKS_URL: 'not a url' }, 'GOOGLE_PUBSUB_JWKS_URL'],
+      [{ GOOGLE_PUBSUB_AUTH: 'maybe' }, 'GOOGLE_PUBSUB_AUTH'],
+      [{ GOOGLE_PUBSUB_AUTH: 'off', GOOGLE_PUBSUB_TOKEN: 'abcdefghijklmnop' }, 'GOOGLE_PUBSUB_AUTH'],
+      [{ GOOGLE_PUBSUB_AUTH: 'off', GOOGLE_PUBSUB_AUDIENCE: 'https://api.example.com/api/subscriptions/google' }, 'GOOGLE_PUBSUB_AUTH'],
     ];
     for (const [env, variable] of cases) {
       let error: unknown;
@@ -74,6 +79,23 @@ describe('store notification settings', () => {
     }
     expect(message).toContain('invalid GOOGLE_PUBSUB_TOKEN');
     expect(message).not.toContain('short-secret');
+  });
+
+  test('GOOGLE_PUBSUB_AUTH is on unless switched off, read case-insensitively', () => {
+    const auth = (value: string) => loadConfig({ ...base(), GOOGLE_PUBSUB_AUTH: value }).googlePubsub.auth;
+    expect(['on', 'ON', 'true', '1', ''].map(auth)).toEqual([true, true, true, true, true]);
+    expect(['off', 'Off', 'false', 'no', '0'].map(auth)).toEqual([false, false, false, false, false]);
+  });
+
+  test('the boot log names what to set when no push check is, and says so when checks or signatures are off', () => {
+    const notices = (env: Record<string, string>) => configNotices(loadConfig({ ...base(), ...env }));
+    expect(notices({})).toEqual(['Google Play notifications (POST /api/subscriptions/google) answer 401: set GOOGLE_PUBSUB_TOKEN or GOOGLE_PUBSUB_AUDIENCE to accept them']);
+    expect(notices({ GOOGLE_PUBSUB_TOKEN: 'abcdefghijklmnop' })).toEqual([]);
+    expect(notices({ GOOGLE_PUBSUB_AUDIENCE: 'https://api.example.com/api/subscriptions/google' })).toEqual([]);
+    expect(notices({ GOOGLE_PUBSUB_AUTH: 'off', SKAN_VERIFY: 'off' })).toEqual([
+      'GOOGLE_PUBSUB_AUTH=off: Google Play notifications are accepted unchecked; anyone can post one (unsafe, for test set-ups only)',
+      'SKAN_VERIFY=off: SKAdNetwork postbacks are stored even when their signature fails (unsafe, for test set-ups only)',
+    ]);
   });
 
   test('a Play key file must be a service account key', () => {

@@ -50,6 +50,19 @@ describe('boot: other start-up failures exit 1 with a clear line', () => {
   });
 });
 
+describe('boot: settings that leave a receiver shut or unchecked are named in the log', () => {
+  // Which lines each setting gives: test/config/store-notifications.test.ts.
+  test('no Pub/Sub push check: one line naming the variables to set, SKAN_VERIFY=off: marked unsafe', async () => {
+    const server = await startServer({ SKAN_VERIFY: 'off' }, { timeoutMs: BOOT_MS });
+    try {
+      expect(server.output()).toContain('Google Play notifications (POST /api/subscriptions/google) answer 401: set GOOGLE_PUBSUB_TOKEN or GOOGLE_PUBSUB_AUDIENCE to accept them\n');
+      expect(server.output()).toContain('SKAN_VERIFY=off: SKAdNetwork postbacks are stored even when their signature fails (unsafe, for test set-ups only)\n');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
 /** A raw HTTP/1.1 connection, so a request can be left half-sent on purpose. */
 async function rawConnection(port: number) {
   let received = '';

@@ -140,6 +140,48 @@ describe('overlapping airings', () => {
     expect(ra!.lift).toBeGreaterThan(rb!.lift * 5);
   });
 
+  test('two spots at the same minute share one clear spike: the group is tested, both are attributed', () => {
+    const a: Spot = { airedAt: T0, windowMin: 10, region: null };
+    const visits = [...steady(T0 - 30 * MIN, T0, 2), ...spike(T0, 40, 10)];
+    const results = run([a, { ...a }], visits);
+    for (const r of results) {
+      expect(r).toMatchObject({ baselinePerMin: 2, windowCount: 40, attributed: true });
+      expect(r.lift).toBeCloseTo(10, 9);
+      // The group's window: 40 visits where 20 are expected.
+      expect(r.pValue).toBeCloseTo(poissonTail(40, 20), 12);
+    }
+    // Each alone keeps 30 of the 40 (the other took 10): not enough by itself.
+    expect(poissonTail(30, 20)).toBeGreaterThan(SIGNIFICANCE);
+  });
+
+  test('four spots at the same minute with the same spike are all attributed, each with a quarter of the lift', () => {
+    const visits = [...steady(T0 - 30 * MIN, T0, 2), ...spike(T0, 40, 10)];
+    const results = run(Array.from({ length: 4 }, () => ({ airedAt: T0, windowMin: 10, region: null })), visits);
+    for (const r of results) {
+      expect(r.attributed).toBe(true);
+      expect(r.lift).toBeCloseTo(5, 9);
+    }
+  });
+
+  test('a spot one minute after another shares its spike and is attributed with it', () => {
+    const a: Spot = { airedAt: T0, windowMin: 10, region: null };
+    const b: Spot = { airedAt: T0 + MIN, windowMin: 10, region: null };
+    const visits = [...steady(T0 - 30 * MIN, T0 + 11 * MIN, 2), ...spike(T0 + MIN, 20, 9)];
+    const [ra, rb] = run([a, b], visits);
+    expect(ra!.attributed && rb!.attributed).toBe(true);
+    expect(ra!.lift + rb!.lift).toBeCloseTo(20, 9);
+  });
+
+  test('two weak spikes in two regions are not added up into one', () => {
+    const bavaria: Spot = { airedAt: T0, windowMin: 10, region: 'bavaria' };
+    const hesse: Spot = { airedAt: T0, windowMin: 10, region: 'hesse' };
+    // Each region: 1 a minute before, 17 in the window (P(X >= 17 | 10) is about 0.027).
+    const visits = ['bavaria', 'hesse'].flatMap((region) => [...steady(T0 - 30 * MIN, T0, 1, region), ...spike(T0, 17, 10, region)]);
+    const results = run([bavaria, hesse], visits);
+    expect(results.map((r) => r.attributed)).toEqual([false, false]);
+    expect(results[0]!.pValue).toBeCloseTo(poissonTail(17, 10), 12);
+  });
+
   test('a later spot\'s baseline skips an earlier spot\'s window', () => {
     const a: Spot = { airedAt: T0, windowMin: 10, region: null };
     const b: Spot = { airedAt: T0 + 15 * MIN, windowMin: 10, region: null };
@@ -226,11 +268,14 @@ describe('properties', () => {
     );
   });
 
-  test('identical spots share equally', () => {
+  test('identical spots share equally, and are attributed alike', () => {
     fc.assert(
       fc.property(fc.array(visitArb, { maxLength: 300 }), fc.integer({ min: 2, max: 5 }), (visits, copies) => {
         const results = run(Array.from({ length: copies }, () => ({ airedAt: T0, windowMin: 10, region: null })), visits);
-        for (const r of results) expect(r.lift).toBeCloseTo(results[0]!.lift, 9);
+        for (const r of results) {
+          expect(r.lift).toBeCloseTo(results[0]!.lift, 9);
+          expect(r.attributed).toBe(results[0]!.attributed);
+        }
       }),
     );
   });

@@ -97,6 +97,23 @@ for (const backend of backends()) {
         expect(lifts[1]).toBeCloseTo(30, 6);
       });
 
+      test('two spots at the same minute on two networks share one clear spike and are both attributed', async () => {
+        const org = await orgWithKey(db);
+        await clicks(org.orgId, [...spread(T - 30 * MIN, 60, 30), ...spread(T, 40, 10)]);
+        await mirroredClicks(org.orgId);
+        const airings = [
+          { network: 'ARD', aired_at: iso(T) },
+          { network: 'ZDF', aired_at: iso(T) },
+        ];
+        expect(await body(await post(org.auth, { airings }))).toEqual({ accepted: 2, attributed_airings: 2 });
+        const stored = (await list(org.auth)).data;
+        expect(stored).toHaveLength(2);
+        for (const airing of stored) {
+          expect(airing).toMatchObject({ baseline_per_min: 2, window_count: 40, attributed: true });
+          expect(airing.lift).toBeCloseTo(10, 9);
+        }
+      });
+
       test("a later import of an earlier spot takes its spike out of a stored spot's baseline", async () => {
         const org = await orgWithKey(db);
         await clicks(org.orgId, [...spread(T - 60 * MIN, 85, 85), ...spread(T, 100, 10)]);

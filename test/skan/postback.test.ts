@@ -197,6 +197,48 @@ for (const backend of backends()) {
         expect(await total()).toBe(before);
       });
 
+      test('security: a malformed org and an unknown one get the same answer, byte for byte', async () => {
+        const raw = async (t: TestApp, org: string, json: unknown) => {
+          const res = await post(t, org, json);
+          return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+        };
+        const genuine = APPLE_EXAMPLES['4.0 coarse']!;
+        const badBody = { ...signer.sign(postback40()), 'conversion-value': 99 };
+        for (const [t, json] of [[apple, genuine], [own, badBody], [unsafe, postback40()]] as const) {
+          const unknown = await raw(t, newId(), json);
+          for (const malformed of ['not an id', 'x'.repeat(65), '../etc', '%00']) expect(await raw(t, malformed, json)).toEqual(unknown);
+          expect(unknown.status).toBe(400);
+        }
+        expect(await raw(apple, 'not an id', genuine)).toEqual({
+          status: 400,
+          type: 'application/json',
+          text: '{"error":{"formErrors":[],"fieldErrors":{"org":["unknown organization"]}}}',
+        });
+      });
+
+      test('security: a bad postback answers the same for an existing organization as for an unknown or malformed one', async () => {
+        const { orgId } = await orgWithKey(db);
+        const raw = async (t: TestApp, org: string, json: unknown) => {
+          const res = await post(t, org, json);
+          return { status: res.status, text: await res.text() };
+        };
+        const { 'attribution-signature': _none, ...unsigned } = APPLE_EXAMPLES['4.0 fine']!;
+        const bad: [TestApp, unknown][] = [
+          [apple, unsigned],
+          [apple, { ...APPLE_EXAMPLES['4.0 fine']!, 'did-win': false }],
+          [own, testSigner().sign(postback40())],
+          [own, { ...signer.sign(postback40()), 'did-win': 'yes' }],
+          [own, { ...signer.sign(postback40()), version: '9.9' }],
+        ];
+        for (const [t, json] of bad) {
+          const answer = await raw(t, orgId, json);
+          expect(answer.status).toBe(400);
+          expect(await raw(t, newId(), json), JSON.stringify(json)).toEqual(answer);
+          expect(await raw(t, 'not an id', json), JSON.stringify(json)).toEqual(answer);
+        }
+        expect(await rows(orgId)).toEqual([]);
+      });
+
       test('a version outside 2.2 to 4.0: 400 naming version, nothing stored', async () => {
         const { orgId } = await orgWithKey(db);
         for (const version of ['2.1', '2.0', '1.0', '3.1', '4.1', '5.0', '4', '', 4, null, undefined]) {
@@ -251,10 +293,14 @@ for (const backend of backends()) {
         expect(await rows(orgId)).toEqual([]);
       });
 
-      test('a bad org and a bad body are named together', async () => {
-        const res = await post(own, 'no such org!', { ...postback40(), version: '9.9', 'conversion-value': 99 });
-        expect(res.status).toBe(400);
-        expect(Object.keys((await body(res)).error.fieldErrors).sort()).toEqual(['conversion-value', 'org', 'version']);
+      test('a missing org and a bad body are named together; a bad body with a given org names the body only', async () => {
+        const json = { ...postback40(), version: '9.9', 'conversion-value': 99 };
+        const missing = await post(own, null, json);
+        expect(missing.status).toBe(400);
+        expect(Object.keys((await body(missing)).error.fieldErrors).sort()).toEqual(['conversion-value', 'org', 'version']);
+        for (const org of ['no such org!', newId()]) {
+          expect(Object.keys((await body(await post(own, org, json))).error.fieldErrors).sort(), org).toEqual(['conversion-value', 'version']);
+        }
       });
 
       test('no credential is needed and none is looked at; other methods answer 405', async () => {

@@ -5,7 +5,7 @@ import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
 import { mirrored, sdkCall } from '../sdk/support';
-import { fakeGoogle, postGoogle, pubsubPush, storedCounts, subscriptionEvents, subscriptionNotification, subscriptionRow } from './support';
+import { fakeGoogle, postGoogle, PUSH_TOKEN, pubsubEnv, pubsubPush, storedCounts, subscriptionEvents, subscriptionNotification, subscriptionRow } from './support';
 
 const google = fakeGoogle();
 afterAll(() => google.stop());
@@ -13,7 +13,6 @@ afterAll(() => google.stop());
 /** A month ago: Google's event times are never taken to be later than now. */
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 30 * 24 * 3_600_000;
 const HOUR = 3_600_000;
-const PUSH_TOKEN = 'push-token-0123456789abcdef';
 const AUDIENCE = 'https://api.test.local/api/subscriptions/google';
 const PUSHER = 'pubsub-push@project.iam.gserviceaccount.com';
 
@@ -21,9 +20,10 @@ for (const backend of backends()) {
   describe(`POST /api/subscriptions/google on ${backend.name}`, async () => {
     const db = await backend.create();
     const options = { mirror: false, workers: false } as const;
-    const t = await testApp(db, {}, options);
-    const withPlay = await testApp(db, { GOOGLE_PLAY_CREDENTIALS: google.credentialsPath, GOOGLE_PLAY_API_URL: google.url }, options);
-    const withToken = await testApp(db, { GOOGLE_PUBSUB_TOKEN: PUSH_TOKEN }, options);
+    const t = await testApp(db, pubsubEnv, options);
+    const withPlay = await testApp(db, { ...pubsubEnv, GOOGLE_PLAY_CREDENTIALS: google.credentialsPath, GOOGLE_PLAY_API_URL: google.url }, options);
+    const unconfigured = await testApp(db, {}, options);
+    const unchecked = await testApp(db, { GOOGLE_PUBSUB_AUTH: 'off' }, options);
     const withOidc = await testApp(db, { GOOGLE_PUBSUB_AUDIENCE: AUDIENCE, GOOGLE_PUBSUB_EMAIL: PUSHER, GOOGLE_PUBSUB_JWKS_URL: `${google.url}/certs` }, options);
 
     async function androidApp(input: { orgId?: string; packageName?: string; platform?: string } = {}) {
@@ -34,6 +34,7 @@ for (const backend of backends()) {
       return { ...app, orgId, packageName, call: sdkCall(t, app.sdkKey) };
     }
 
+    const owner = async (subscriptionId: string) => (await db.query<{ org_id: string; app_id: string }>('SELECT org_id, app_id FROM subscriptions WHERE id = $1', [subscriptionId]))[0];
     const push = (app: { packageName: string }, type: number, token: string, at: number, messageId?: string) =>
       pubsubPush(subscriptionNotification({ packageName: app.packageName, type, token, at }), messageId);
 
@@ -129,7 +130,7 @@ for (const backend of backends()) {
     });
 
     test('the events reach the DuckDB mirror, where revenue is summed (a refund subtracts)', async () => {
-      const analytics = await testApp(db, {}, { workers: false });
+      const analytics = await testApp(db, pubsubEnv, { workers: false });
       const app = await androidApp();
       const token = `tok-${newId()}`;
       await app.call('subscription', { device_id: hashedDeviceId(), store: 'google', purchase_token: token, product_id: 'pro.monthly', price_micros: 3_000_000, currency: 'USD' });
@@ -271,27 +272,41 @@ for (const backend of backends()) {
         }
         expect(await storedCounts(t)).toEqual(before);
       });
-
-      test("an unknown package name, or an iOS app's bundle id", async () => {
-        const ios = await androidApp({ platform: 'ios' });
-        for (const packageName of ['com.nobody.here', ios.packageName]) {
-          const res = await postGoogle(t, push({ packageName }, 2, 'tok', T0));
-          expect(res.status).toBe(400);
-          expect((await body(res)).error.fieldErrors).toEqual({ 'message.data.packageName': ['no app has this package name'] });
-        }
-      });
     });
 
     describe('security', () => {
+      test('neither GOOGLE_PUBSUB_TOKEN nor GOOGLE_PUBSUB_AUDIENCE: every push answers 401 and nothing is stored', async () => {
+        const app = await androidApp();
+        const before = await storedCounts(t);
+        for (const query of ['', '?token=', `?token=${PUSH_TOKEN}`]) {
+          const res = await postGoogle(unconfigured, push(app, 4, `tok-${newId()}`, T0), { query, headers: { authorization: 'Bearer anything' } });
+          expect([query, res.status]).toEqual([query, 401]);
+          expect(await body(res)).toEqual({ error: 'unauthorized' });
+        }
+        const testPush = pubsubPush({ version: '1.0', packageName: app.packageName, eventTimeMillis: String(T0), testNotification: { version: '1.0' } });
+        expect((await postGoogle(unconfigured, testPush)).status).toBe(401);
+        expect(await storedCounts(t)).toEqual(before);
+      });
+
+      test('GOOGLE_PUBSUB_AUTH=off: pushes are accepted without any check', async () => {
+        const app = await androidApp();
+        const res = await postGoogle(unchecked, push(app, 4, `tok-${newId()}`, T0), { query: '' });
+        expect(res.status).toBe(200);
+        const { subscription_id } = await body(res);
+        expect(await subscriptionRow(t, subscription_id)).toMatchObject({ status: 'active' });
+        expect(await owner(subscription_id)).toEqual({ org_id: app.orgId, app_id: app.appId });
+      });
+
       test('GOOGLE_PUBSUB_TOKEN: the push URL must carry it; otherwise 401 and nothing stored', async () => {
         const app = await androidApp();
         const before = await storedCounts(t);
-        for (const query of ['', '?token=', `?token=${PUSH_TOKEN}x`, `?token=${PUSH_TOKEN.slice(0, -1)}`]) {
-          const res = await postGoogle(withToken, push(app, 2, 'tok', T0), { query });
+        for (const query of ['', '?token=', `?token=${PUSH_TOKEN}x`, `?token=${PUSH_TOKEN.slice(0, -1)}`, `?token=${PUSH_TOKEN.toUpperCase()}`]) {
+          const res = await postGoogle(t, push(app, 2, 'tok', T0), { query });
           expect([query, res.status]).toEqual([query, 401]);
+          expect(await body(res)).toEqual({ error: 'unauthorized' });
         }
         expect(await storedCounts(t)).toEqual(before);
-        expect((await postGoogle(withToken, push(app, 2, 'tok', T0), { query: `?token=${PUSH_TOKEN}` })).status).toBe(200);
+        expect((await postGoogle(t, push(app, 2, 'tok', T0), { query: `?token=${PUSH_TOKEN}` })).status).toBe(200);
       });
 
       test("GOOGLE_PUBSUB_AUDIENCE: Google's OIDC token for this audience and account, or 401", async () => {
@@ -317,6 +332,33 @@ for (const backend of backends()) {
         expect(await storedCounts(t)).toEqual(before);
         const accepted = await postGoogle(withOidc, push(app, 2, 'tok', T0), { headers: { authorization: `Bearer ${await google.oidcToken(claims)}` } });
         expect(accepted.status).toBe(200);
+      });
+
+      test("a package name no Android app has, or an iOS app's bundle id: acknowledged with 200, nothing stored", async () => {
+        const ios = await androidApp({ platform: 'ios' });
+        const before = await storedCounts(t);
+        for (const packageName of [`com.nobody.${newId().toLowerCase()}`, ios.packageName]) {
+          const res = await postGoogle(t, push({ packageName }, 4, `tok-${newId()}`, T0));
+          expect([packageName, res.status]).toEqual([packageName, 200]);
+          expect(await body(res)).toEqual({ ok: true, subscription_id: null });
+        }
+        expect(await storedCounts(t)).toEqual(before);
+      });
+
+      test("each organization's package takes only its own notifications; neither sees the other's subscription", async () => {
+        const orgs = [await orgWithKey(db), await orgWithKey(db)];
+        const apps = [await androidApp({ orgId: orgs[0]!.orgId }), await androidApp({ orgId: orgs[1]!.orgId })];
+        const ids: string[] = [];
+        for (const app of apps) {
+          const res = await postGoogle(t, push(app, 4, `tok-${newId()}`, T0));
+          expect(res.status).toBe(200);
+          ids.push((await body(res)).subscription_id);
+        }
+        for (const [i, id] of ids.entries()) {
+          expect(await owner(id)).toEqual({ org_id: orgs[i]!.orgId, app_id: apps[i]!.appId });
+          const listed = await body(await t.request('/api/v1/subscriptions', { headers: orgs[i]!.auth }));
+          expect(listed.data.map((row: { id: string }) => row.id)).toEqual([id]);
+        }
       });
 
       test("a package two organizations claim goes to the one holding the purchase token, and to nobody else's", async () => {

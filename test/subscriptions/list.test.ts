@@ -5,7 +5,7 @@ import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
 import { sdkCall } from '../sdk/support';
-import { postGoogle, pubsubPush, subscriptionNotification } from './support';
+import { postGoogle, pubsubEnv, pubsubPush, subscriptionNotification } from './support';
 
 /** A month ago: Google's event times are never taken to be later than now. */
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 30 * 24 * 3_600_000;
@@ -13,7 +13,7 @@ const T0 = Math.floor(Date.now() / 1000) * 1000 - 30 * 24 * 3_600_000;
 for (const backend of backends()) {
   describe(`GET /api/v1/subscriptions on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, {}, { mirror: false, workers: false });
+    const t = await testApp(db, pubsubEnv, { mirror: false, workers: false });
     const list = (auth: Record<string, string>, query = '') => t.request(`/api/v1/subscriptions${query}`, { headers: auth });
 
     async function orgWithSubscriptions() {

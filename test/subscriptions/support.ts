@@ -164,8 +164,13 @@ export function subscriptionNotification(input: { packageName: string; type: num
   };
 }
 
+/** GOOGLE_PUBSUB_TOKEN of the apps that receive Google notifications in tests (pubsubEnv). */
+export const PUSH_TOKEN = 'push-token-0123456789abcdef';
+export const pubsubEnv = { GOOGLE_PUBSUB_TOKEN: PUSH_TOKEN } as const;
+
+/** A push as Pub/Sub sends it to a pubsubEnv app: `?token=` in the URL, unless `query` replaces it. */
 export const postGoogle = (t: TestApp, json: unknown, init: { query?: string; headers?: Record<string, string> } = {}) =>
-  t.request(`/api/subscriptions/google${init.query ?? ''}`, { method: 'POST', json, headers: init.headers });
+  t.request(`/api/subscriptions/google${init.query ?? `?token=${PUSH_TOKEN}`}`, { method: 'POST', json, headers: init.headers });
 
 export interface FakeGoogle {
   url: string;
