@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { documented } from '../openapi/documented';
 
 /** The SDK's answer to a body that is not JSON-RPC 2.0 (a parse or invalid-request error). */
-const JsonRpcErrorBody = t.Object({
+export const JsonRpcErrorBody = t.Object({
   jsonrpc: t.Literal('2.0'),
   error: t.Object({ code: t.Integer(), message: t.String() }),
   id: t.Null(),

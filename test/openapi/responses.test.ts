@@ -7,6 +7,7 @@ import { CostsResultBody } from '../../src/costs/costs.model';
 import { RealtimeBody } from '../../src/dashboard/realtime/realtime.model';
 import { IngestResultBody } from '../../src/edge/ingest.model';
 import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
+import { JsonRpcErrorBody } from '../../src/mcp/mcp.docs';
 import { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../../src/openapi/error-bodies';
 import { HealthBody } from '../../src/health/health.routes';
 import { AdRevenueResultBody, EventsResultBody, InstallResponseBody, OpenResultBody, PushTokenResultBody, SubscriptionResultBody } from '../../src/sdk/sdk.model';
@@ -93,7 +94,7 @@ for (const backend of backends()) {
       await expectShape(AdRevenueResultBody, await t.request('/api/sdk/v1/ad-revenue', { method: 'POST', headers: sdk, json: { device_id: deviceId, events: [{ network: 'admob', revenue: 0.01 }] } }), 200);
     });
 
-    test('the refusals every operation is documented with: the error components', async () => {
+    test('real refusals match the documented error bodies', async () => {
       const me = await registerAccount(t);
       const session = { cookie: me.cookie, origin: ORIGIN };
       const key = await body(await t.request('/api/dashboard/keys', { method: 'POST', headers: session, json: { name: 'refusals' } }));
@@ -105,6 +106,7 @@ for (const backend of backends()) {
       await expectShape(ErrorBody, await t.request('/logout', { method: 'POST', headers: { ...session, 'content-type': 'text/plain' }, body: 'x' }), 415);
       // A GET too: the body limit is the HTTP rules', before routing.
       await expectShape(ErrorBody, await t.request('/favicon.ico', { headers: { 'content-length': String(MAX_BODY_BYTES + 1) } }), 413);
+      await expectShape(JsonRpcErrorBody, await t.request('/api/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' }), 400);
     });
   });
 }
