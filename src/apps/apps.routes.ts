@@ -16,17 +16,19 @@ export function appsRoutes(deps: AuthDeps) {
         set.status = 201;
         return app;
       },
-      { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody) },
+      { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key' } },
     )
     .get('/api/v1/apps', async ({ query, principal }) => ({ data: await listApps({ db }, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListAppsQuery,
+      detail: { summary: 'List apps with their SDK keys' },
     })
-    .get('/api/v1/apps/:id', ({ params, principal }) => getApp({ db }, principal.orgId, params.id), { apiKey: true, params: AppParams })
+    .get('/api/v1/apps/:id', ({ params, principal }) => getApp({ db }, principal.orgId, params.id), { apiKey: true, params: AppParams, detail: { summary: 'One app' } })
     .patch('/api/v1/apps/:id', ({ params, principal, body }) => patchApp({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
       apiKey: true,
       params: AppParams,
       body: PatchAppBody,
       transform: strictBody(PatchAppBody),
+      detail: { summary: 'Change an app' },
     });
 }

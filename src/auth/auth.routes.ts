@@ -29,7 +29,7 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         set.status = 201;
         return { user_id: user.userId, org_id: user.orgId };
       },
-      { body: RegisterBody, detail: documented({ 201: ['the organization and its first user, signed in (Set-Cookie: svc_session)', SignedInBody], 409: ['email taken'] }) },
+      { body: RegisterBody, detail: { summary: 'Sign up: a new organization and its first user', ...documented({ 201: ['the organization and its first user, signed in (Set-Cookie: svc_session)', SignedInBody], 409: ['email taken'] }) } },
     )
     .post(
       '/login',
@@ -39,21 +39,21 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         await signIn(user, set);
         return { user_id: user.userId, org_id: user.orgId };
       },
-      { body: LoginBody, detail: documented({ 200: ['signed in (Set-Cookie: svc_session)', SignedInBody] }) },
+      { body: LoginBody, detail: { summary: 'Sign in', ...documented({ 200: ['signed in (Set-Cookie: svc_session)', SignedInBody], 401: ['wrong email or password'] }) } },
     )
     .post('/logout', async ({ request, set }) => {
       const session = await verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
       if (session) await endSession(db, session.sessionId);
       set.headers['set-cookie'] = clearedSessionCookie(secure);
       return { ok: true };
-    }, { detail: documented({ 200: ['signed out; the cookie cleared', OkBody] }) })
+    }, { detail: { summary: 'Sign out', ...documented({ 200: ['signed out; the cookie cleared', OkBody] }) } })
     .post(
       '/api/dashboard/password',
       async ({ body, session }) => {
         const ended = await changePassword(db, session, { currentPassword: body.current_password, newPassword: body.new_password });
         return { ok: true, ended_sessions: ended };
       },
-      { session: true, body: ChangePasswordBody, detail: documented({ 200: ["changed; the user's other sessions ended", SessionsEndedBody] }) },
+      { session: true, body: ChangePasswordBody, detail: { summary: 'Change the password', ...documented({ 200: ["changed; the user's other sessions ended", SessionsEndedBody] }) } },
     )
     .post(
       '/api/dashboard/sessions/revoke-all',
@@ -66,6 +66,6 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         set.headers['set-cookie'] = clearedSessionCookie(secure);
         return { ok: true, ended_sessions: ended };
       },
-      { session: true, detail: documented({ 200: ['every session of the user ended, this one included', SessionsEndedBody] }) },
+      { session: true, detail: { summary: 'Sign out everywhere', ...documented({ 200: ['every session of the user ended, this one included', SessionsEndedBody] }) } },
     );
 }

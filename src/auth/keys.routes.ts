@@ -22,11 +22,11 @@ export function keysRoutes(deps: AuthDeps) {
         set.status = 201;
         return { id: key.id, name: key.name, prefix: key.prefix, api_key: key.api_key };
       },
-      { session: true, body: CreateKeyBody, detail: documented({ 201: ['the key, in full this once', CreatedKeyBody] }) },
+      { session: true, body: CreateKeyBody, detail: { summary: 'Create an API key', ...documented({ 201: ['the key, in full this once', CreatedKeyBody] }) } },
     )
     .get('/api/dashboard/keys', async ({ session }) => ({ data: await listApiKeys(db, session.orgId) }), {
       session: true,
-      detail: documented({ 200: ['the keys by prefix, newest first', KeyListBody] }),
+      detail: { summary: 'List API keys', ...documented({ 200: ['the keys by prefix, newest first', KeyListBody] }) },
     })
     .delete(
       '/api/dashboard/keys/:id',
@@ -41,6 +41,6 @@ export function keysRoutes(deps: AuthDeps) {
         deps.apiKeyCache.forget(params.id);
         return { ok: true, id: params.id };
       },
-      { session: true, params: KeyParams, detail: documented({ 200: ['revoked', KeyRevokedBody], 404: ['key not found'] }) },
+      { session: true, params: KeyParams, detail: { summary: 'Revoke an API key', ...documented({ 200: ['revoked', KeyRevokedBody], 404: ['key not found'] }) } },
     );
 }

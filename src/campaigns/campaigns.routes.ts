@@ -16,11 +16,12 @@ export function campaignsRoutes(deps: AuthDeps) {
         set.status = 201;
         return campaign;
       },
-      { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody) },
+      { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign' } },
     )
     .get('/api/v1/campaigns', async ({ query, principal }) => ({ data: await listCampaigns({ db }, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListCampaignsQuery,
+      detail: { summary: 'List campaigns' },
     })
-    .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams });
+    .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams, detail: { summary: 'One campaign' } });
 }

@@ -11,6 +11,6 @@ export function clicksRoutes(services: AuthDeps) {
     .get(
       '/api/v1/clicks',
       async ({ query, principal }) => ({ data: await listClicks({ db }, principal.orgId, parseClickFilter(query)) }),
-      { apiKey: true, query: ClickListQuery, response: { 200: ClickList } },
+      { apiKey: true, query: ClickListQuery, response: { 200: ClickList }, detail: { summary: 'Export clicks, newest first' } },
     );
 }

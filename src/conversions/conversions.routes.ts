@@ -9,7 +9,7 @@ import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';
 
 /** A new object per route: Elysia merges the auth option's detail into it. */
-const postbackDetail = () => documented({ 200: ['stored, matched or unattributed', ConversionResultBody] });
+const postbackDetail = () => ({ summary: 'Record a conversion from a server postback (query parameters)', ...documented({ 200: ['stored, matched or unattributed', ConversionResultBody] }) });
 
 /** Conversions in by server postback (query) or JSON, and the list of what was stored. */
 export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurst: WriteBurst; postbackWorker: Pick<PostbackWorker, 'wake'> }) {
@@ -33,11 +33,11 @@ export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurs
         return result;
       },
       // writeKey: every conversion write re-checks the key (conversions.repo.ts).
-      { writeKey: true, body: ConversionInput, transform: checkConversionInput, detail: documented({ 201: ['created or updated (idempotent on order_id plus event)', ConversionResultBody] }) },
+      { writeKey: true, body: ConversionInput, transform: checkConversionInput, detail: { summary: 'Record a conversion', ...documented({ 201: ['created or updated (idempotent on order_id plus event)', ConversionResultBody] }) } },
     )
     .get('/api/v1/conversions', async ({ query, principal }) => ({ data: await listOrgConversions(deps, principal.orgId, query.limit ?? 100) }), {
       apiKey: true,
       query: ListConversionsQuery,
-      detail: documented({ 200: ['the conversions', ConversionListBody] }),
+      detail: { summary: 'List conversions, most recent first', ...documented({ 200: ['the conversions', ConversionListBody] }) },
     });
 }

@@ -13,6 +13,6 @@ export function costsRoutes(services: AuthDeps) {
       apiKey: true,
       body: CostsBody,
       transform: strictBody(CostsBody),
-      detail: documented({ 200: ['rows upserted on campaign plus day', CostsResultBody] }),
+      detail: { summary: 'Import daily costs per campaign', ...documented({ 200: ['rows upserted on campaign plus day', CostsResultBody] }) },
     });
 }

@@ -10,10 +10,11 @@ export function domainsRoutes(deps: DomainsDeps & AuthDeps) {
     .get('/api/v1/domains', async ({ query, principal }) => ({ data: await listDomains(deps, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListDomainsQuery,
+      detail: { summary: "List the organization's custom domains" },
     })
     .post(
       '/api/v1/domains/:domain/verify',
       ({ params, principal }) => verifyDomain(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.domain),
-      { apiKey: true, params: DomainParams },
+      { apiKey: true, params: DomainParams, detail: { summary: "Check a custom domain's TXT record now", responses: { 409: { description: 'another organization holds the domain' } } } },
     );
 }

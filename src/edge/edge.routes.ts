@@ -11,6 +11,6 @@ import { ingestRoutes, type IngestRoutesDeps } from './ingest.routes';
 export function edgeRoutes(services: AuthDeps & HotLinksDeps & IngestRoutesDeps) {
   return new Elysia({ name: 'edge' })
     .use(authPlugin(services))
-    .get('/api/edge/links/hot', ({ principal }) => hotLinks(services, principal.orgId), { apiKey: true, response: { 200: HotLinkList } })
+    .get('/api/edge/links/hot', ({ principal }) => hotLinks(services, principal.orgId), { apiKey: true, response: { 200: HotLinkList }, detail: { summary: 'Link configs of the top links by clicks in the last 24 hours, for an edge cache' } })
     .use(ingestRoutes(services));
 }

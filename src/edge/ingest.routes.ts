@@ -31,6 +31,6 @@ export function ingestRoutes(deps: IngestRoutesDeps) {
     },
     body: IngestBody,
     transform: strictBody(IngestBody),
-    detail: { security: [{ ingestSignature: [] }], ...documented({ 200: ['rows journaled, and those refused', IngestResultBody] }) },
+    detail: { summary: 'Clicks an edge worker answered, signed with the ingest secret', security: [{ ingestSignature: [] }], ...documented({ 200: ['rows journaled, and those refused', IngestResultBody] }) },
   });
 }

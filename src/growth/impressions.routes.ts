@@ -12,5 +12,6 @@ export function impressionsRoutes(services: AuthDeps & ImpressionImportDeps) {
       apiKey: true,
       body: ImpressionsBody,
       transform: strictBody(ImpressionsBody),
+      detail: { summary: 'Import impressions (not idempotent)' },
     });
 }

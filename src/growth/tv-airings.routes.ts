@@ -12,9 +12,11 @@ export function tvAiringsRoutes(services: AuthDeps & TvAiringDeps) {
       apiKey: true,
       body: TvAiringsBody,
       transform: strictBody(TvAiringsBody),
+      detail: { summary: 'Import TV airings and attribute them (not idempotent)' },
     })
     .get('/api/v1/tv-airings', async ({ query, principal }) => ({ data: await listOrgAirings(services, principal.orgId, query.limit ?? 100) }), {
       apiKey: true,
       query: TvAiringsQuery,
+      detail: { summary: 'List TV airings' },
     });
 }

@@ -66,5 +66,5 @@ export function healthRoutes({ db, config, clickWriterHealth }: { db: Db; config
     const health = await checkHealth({ db, version: config.version, clickWriter: clickWriterHealth });
     if (health.db === 'error') set.status = 503;
     return health;
-  }, { detail: documented({ 200: ['the database answers', HealthBody], 503: ['the database does not answer', HealthBody] }) });
+  }, { detail: { summary: "Health: a database round trip, the click writer's state, the build's version", ...documented({ 200: ['the database answers', HealthBody], 503: ['the database does not answer', HealthBody] }) } });
 }

@@ -12,5 +12,6 @@ export function ippoolRoutes(services: AuthDeps & IpPoolDeps) {
       session: true,
       query: IpPoolLookupQuery,
       response: { 200: IpPoolLookup },
+      detail: { summary: 'One IP address: pool, geo, rate-limit key, exclusion form and live intel' },
     });
 }

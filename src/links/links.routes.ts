@@ -15,17 +15,19 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
         set.status = 201;
         return link;
       },
-      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody) },
+      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link' } },
     )
     .get('/api/v1/links', async ({ query, principal }) => ({ data: await listLinks(deps, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListLinksQuery,
+      detail: { summary: 'List links, newest first' },
     })
-    .get('/api/v1/links/:id', ({ params, principal }) => getLink(deps, principal.orgId, params.id), { apiKey: true, params: LinkParams })
+    .get('/api/v1/links/:id', ({ params, principal }) => getLink(deps, principal.orgId, params.id), { apiKey: true, params: LinkParams, detail: { summary: 'One link' } })
     .patch('/api/v1/links/:id', ({ params, principal, body }) => patchLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
       apiKey: true,
       params: LinkParams,
       body: PatchLinkBody,
       transform: strictBody(PatchLinkBody),
+      detail: { summary: 'Change a link: pause, resume, rules' },
     });
 }

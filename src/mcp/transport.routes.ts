@@ -7,10 +7,11 @@
  * the thread that answers redirects (docs/performance.md, "Start-up heap").
  */
 import { Elysia } from 'elysia';
+import { mcpRouteDetail } from './mcp.docs';
 import type { McpDeps } from './tool';
 
 let loaded: Promise<typeof import('./answer')> | undefined;
 
 export function mcpRoutes(deps: McpDeps) {
-  return new Elysia({ name: 'mcp' }).post('/api/mcp', async ({ request }) => (await (loaded ??= import('./answer'))).answer(deps, request), { parse: 'none' });
+  return new Elysia({ name: 'mcp' }).post('/api/mcp', async ({ request }) => (await (loaded ??= import('./answer'))).answer(deps, request), { parse: 'none', detail: mcpRouteDetail() });
 }

@@ -15,8 +15,9 @@ function schemaBlock(label: string, schema: unknown): Html {
 
 function auth(security: Json[] | undefined): Html {
   if (!security || security.length === 0) return html`<p class="small">Auth: none</p>`;
-  const names = security.flatMap((requirement) => Object.keys(requirement));
-  return html`<p class="small">Auth: ${names.map((name, i) => html`${i > 0 ? ' or ' : ''}<a href="#auth-${name}">${name}</a>`)}</p>`;
+  // An empty requirement makes the credential optional.
+  const names = security.flatMap((requirement) => (Object.keys(requirement).length === 0 ? [''] : Object.keys(requirement)));
+  return html`<p class="small">Auth: ${names.map((name, i) => html`${i > 0 ? ' or ' : ''}${name ? html`<a href="#auth-${name}">${name}</a>` : 'none'}`)}</p>`;
 }
 
 function operation(path: string, method: string, op: Json): Html {

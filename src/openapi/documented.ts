@@ -13,3 +13,11 @@ export function documented(responses: Record<number, readonly [description: stri
     ),
   };
 }
+
+/** The spec's error bodies, by their names among the document's components (error-bodies.ts). */
+export type ErrorShape = 'ValidationError' | 'Error' | 'RateLimited';
+
+export const errorSchema = (shape: ErrorShape) => ({ $ref: `#/components/schemas/${shape}` });
+
+/** A refusal in one of the spec's error shapes, for `detail.responses`. */
+export const refusal = (description: string, shape: ErrorShape) => ({ description, content: { 'application/json': { schema: errorSchema(shape) } } });

@@ -1,6 +1,8 @@
 import type { TSchema } from 'elysia';
-import { rateLimitGroup } from '../http/rate-limit';
+import { WELL_KNOWN_PREFIX } from '../privacy-sandbox/privacy-sandbox.model';
 import type { TrackingRouteDoc } from '../tracking/redirect/tracking.docs';
+import { ErrorBody, RateLimitedBody, ValidationErrorBody } from './error-bodies';
+import { addStandardResponses } from './standard-responses';
 
 /**
  * The OpenAPI 3.1 document of GET /api/openapi.json, generated from the routes the app serves:
@@ -41,33 +43,28 @@ export const SECURITY_SCHEMES = {
   ingestSignature: { type: 'apiKey', in: 'header', name: 'X-SVC-Signature', description: 'lowercase hex HMAC-SHA256 of the raw body, keyed by the edge ingest secret' },
 } as const;
 
-const ERROR_SCHEMAS = {
-  ValidationError: {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['formErrors', 'fieldErrors'],
-        properties: {
-          formErrors: { type: 'array', items: { type: 'string' } },
-          fieldErrors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-        },
-      },
-    },
-  },
-  Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, retry_after: { type: 'integer', description: 'seconds; on 429 only' } } },
-};
-
-const errorResponse = (description: string, schema: 'Error' | 'ValidationError') => ({
-  description,
-  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
-});
-
-/** Keywords Elysia adds for its own use (`error`: the message of a failed check), and TypeBox symbols, dropped. */
+/**
+ * The schema as OpenAPI 3.1 takes it: keywords Elysia adds for its own use (`error`: the message
+ * of a failed check) and TypeBox symbols dropped, OpenAPI 3.0's `nullable` turned into 3.1's null type.
+ */
 function jsonSchema(schema: unknown): Json {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === 'error' && typeof value !== 'object' ? undefined : value))) as Json;
+  return JSON.parse(
+    JSON.stringify(schema, (key, value) => {
+      if (key === 'error' && typeof value !== 'object') return undefined;
+      return typeof value?.nullable === 'boolean' ? withoutNullable(value) : value;
+    }),
+  ) as Json;
 }
+
+/** Elysia's t.Nullable marks its union with null `nullable: true` too; the null branch alone says it in 3.1. */
+function withoutNullable({ nullable, ...schema }: Json): Json {
+  return nullable && !admitsNull(schema) ? { anyOf: [schema, { type: 'null' }] } : schema;
+}
+
+const admitsNull = (schema: Json): boolean =>
+  schema.type === 'null' ||
+  (Array.isArray(schema.type) && schema.type.includes('null')) ||
+  [schema.anyOf, schema.oneOf].some((branches) => Array.isArray(branches) && branches.some((branch) => admitsNull(branch as Json)));
 
 const isSchema = (value: unknown): value is TSchema => typeof value === 'object' && value !== null && ('type' in value || 'anyOf' in value || 'oneOf' in value || 'allOf' in value || '$ref' in value || 'const' in value);
 
@@ -83,8 +80,12 @@ function parametersOf(where: 'path' | 'query' | 'header', schema: unknown): Json
   });
 }
 
+/** Paths the spec places on `{tracking_url}`, besides the tracking routes: the Privacy Sandbox's. */
+const onTrackingHost = (path: string) => path.startsWith(`${WELL_KNOWN_PREFIX}/`);
+
 function tagOf(path: string): string {
   if (/^\/(c|l|i)\//.test(path)) return 'Tracking';
+  if (onTrackingHost(path)) return 'Privacy Sandbox';
   const segments = path.split('/').filter(Boolean);
   if (segments[0] !== 'api') return path === '/api/openapi.json' ? 'Reference' : 'Web app';
   if (segments[1] === 'v1') return `REST: ${segments[2]}`;
@@ -122,16 +123,17 @@ function operationOf(route: RouteSource): Json {
   for (const [status, response] of Object.entries(extraResponses ?? {})) {
     const existing = responses[status] as { content?: Json } | undefined;
     const added = response as { description?: string; content?: Json };
-    const content = { ...existing?.content, ...added.content };
+    const content = { ...existing?.content, ...(added.content && jsonSchema(added.content)) };
     responses[status] = { ...existing, ...added, ...(Object.keys(content).length > 0 ? { content } : {}) };
   }
   if (!Object.keys(responses).some((status) => status.startsWith('2') || status.startsWith('3'))) responses['200'] = { description: 'success' };
-  if (isSchema(hooks.body) || parameters.some((p) => p.in !== 'path')) responses['400'] ??= errorResponse('validation error; nothing changed', 'ValidationError');
-  // A page answers a missing session with a redirect to the sign-in page, not 401.
-  const redirects = Object.keys(responses).some((status) => status.startsWith('3'));
-  if (security && security.length > 0 && !redirects) responses['401'] ??= errorResponse('missing, invalid or revoked credential', 'Error');
-  const limit = rateLimitGroup(route.path);
-  if (limit) responses['429'] ??= { ...errorResponse(`rate limited (${limit.perMinute} a minute per client IP); see Retry-After`, 'Error') };
+  addStandardResponses(responses as Record<string, Json>, {
+    method: route.method,
+    path: route.path,
+    validated: isSchema(hooks.body) || isSchema(hooks.params) || parameters.some((p) => p.in !== 'path'),
+    authenticated: security !== undefined && security.length > 0,
+    page: Object.keys(responses).some((status) => status.startsWith('3')),
+  });
   return {
     tags: [tagOf(route.path)],
     operationId: operationId(route.method, route.path),
@@ -165,10 +167,14 @@ export function openApiDocument(options: DocumentOptions): Json {
   const add = (path: string, method: string, operation: Json) => {
     (paths[openApiPath(path)] ??= {})[method.toLowerCase()] = operation;
   };
-  for (const route of options.routes) add(route.path, route.method, operationOf(route));
+  const trackingServer = [{ url: options.trackingUrl, description: 'tracking_url' }];
+  for (const route of options.routes) {
+    add(route.path, route.method, operationOf(route));
+    if (onTrackingHost(route.path)) paths[openApiPath(route.path)]!.servers = trackingServer;
+  }
   for (const [path, doc] of Object.entries(options.tracking)) {
     add(path, 'GET', trackingOperation(path, doc));
-    paths[openApiPath(path)]!.servers = [{ url: options.trackingUrl, description: 'tracking_url' }];
+    paths[openApiPath(path)]!.servers = trackingServer;
   }
   return {
     openapi: '3.1.0',
@@ -179,6 +185,9 @@ export function openApiDocument(options: DocumentOptions): Json {
     },
     servers: [{ url: options.baseUrl, description: 'base_url' }],
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
-    components: { securitySchemes: SECURITY_SCHEMES, schemas: ERROR_SCHEMAS },
+    components: {
+      securitySchemes: SECURITY_SCHEMES,
+      schemas: { ValidationError: jsonSchema(ValidationErrorBody), Error: jsonSchema(ErrorBody), RateLimited: jsonSchema(RateLimitedBody) },
+    },
   };
 }

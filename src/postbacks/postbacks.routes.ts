@@ -17,12 +17,13 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
         set.status = 201;
         return created;
       },
-      { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput) },
+      { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput), detail: { summary: 'Add a postback destination' } },
     )
-    .get('/api/v1/postback-destinations', async ({ principal }) => ({ data: await listOrgDestinations(deps, principal.orgId) }), { apiKey: true })
+    .get('/api/v1/postback-destinations', async ({ principal }) => ({ data: await listOrgDestinations(deps, principal.orgId) }), { apiKey: true, detail: { summary: 'List postback destinations' } })
     .delete('/api/v1/postback-destinations/:id', ({ params, principal }) => removeDestination(deps, principal, params.id), {
       apiKey: true,
       params: DestinationParams,
+      detail: { summary: 'Remove a postback destination' },
     })
     .get(
       '/api/v1/postback-deliveries',
@@ -34,6 +35,6 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
           destinationId: query.destination_id,
         }),
       }),
-      { apiKey: true, query: ListDeliveriesQuery },
+      { apiKey: true, query: ListDeliveriesQuery, detail: { summary: 'The log of postback deliveries, newest first' } },
     );
 }

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { refusal } from '../openapi/documented';
 import { hostOf } from '../tracking/redirect/tracking.service';
 import {
   ELIGIBLE_HEADER,
@@ -9,12 +10,22 @@ import {
   WELL_KNOWN_PREFIX,
   type ReportKind,
 } from './privacy-sandbox.model';
-import { readReportJson } from './report-body';
+import { MAX_REPORT_BYTES, readReportJson } from './report-body';
 import { storeReport, type ReportsDeps } from './reports.service';
 import { registerSource, type SourceDeps } from './source.service';
 import { parseTriggerQuery, triggerRegistration } from './trigger.service';
 
 export type PrivacySandboxDeps = SourceDeps & ReportsDeps;
+
+/** For the OpenAPI document: what a report POST answers besides its 200 `{ok: true}`. */
+const reportDetail = (summary: string, extra: Record<number, object> = {}) => ({
+  summary,
+  responses: {
+    400: refusal('not JSON, not a report object, or nested too deep', 'ValidationError'),
+    413: { description: `a body above ${MAX_REPORT_BYTES / 1024} KiB` },
+    ...extra,
+  },
+});
 
 /** 200 with an empty body; registrations are answered per request, never from a cache. */
 function registration(header?: { name: string; value: string }): Response {
@@ -43,14 +54,14 @@ export function privacySandboxRoutes(deps: PrivacySandboxDeps) {
         });
         return registration(value === null ? undefined : { name: SOURCE_HEADER, value });
       },
-      { query: RegisterSourceQuery },
+      { query: RegisterSourceQuery, detail: { summary: 'Register an attribution source (a click or a view) in the browser' } },
     )
     .get(
       `${WELL_KNOWN_PREFIX}/register-trigger`,
       ({ query }) => registration({ name: TRIGGER_HEADER, value: JSON.stringify(triggerRegistration(parseTriggerQuery(query))) }),
-      { query: RegisterTriggerQuery },
+      { query: RegisterTriggerQuery, detail: { summary: 'Register an attribution trigger (a conversion) in the browser' } },
     )
-    .post(`${WELL_KNOWN_PREFIX}/report-event-attribution`, report('event'), { parse: readReportJson })
-    .post(`${WELL_KNOWN_PREFIX}/report-aggregate-attribution`, report('aggregate'), { parse: readReportJson })
-    .post(`${WELL_KNOWN_PREFIX}/debug/*`, report('debug'), { parse: readReportJson });
+    .post(`${WELL_KNOWN_PREFIX}/report-event-attribution`, report('event'), { parse: readReportJson, detail: reportDetail('Receive an event-level attribution report') })
+    .post(`${WELL_KNOWN_PREFIX}/report-aggregate-attribution`, report('aggregate'), { parse: readReportJson, detail: reportDetail('Receive an aggregatable attribution report') })
+    .post(`${WELL_KNOWN_PREFIX}/debug/*`, report('debug'), { parse: readReportJson, detail: reportDetail('Receive a debug report', { 404: { description: 'a path under debug/ other than lowercase words, digits and `-`, joined by `/`' } }) });
 }

@@ -26,6 +26,12 @@ async function readBeaconBody(request: Request): Promise<unknown> {
   return parsed;
 }
 
+/** For the OpenAPI document: the refusals beside the body check's 400. */
+const beaconDetail = () => ({
+  summary: "A landing page's behaviour signals, added to the click's risk score",
+  responses: { 404: { description: 'click not found' }, 413: { description: `a body above ${MAX_BEACON_BYTES / 1024} KiB` } },
+});
+
 /**
  * POST /api/protect/beacon, no credential: the click id is all a landing page holds. CORS,
  * OPTIONS and the per-IP rate limit come from the HTTP rules plugin.
@@ -38,6 +44,6 @@ export function beaconRoutes(services: BeaconDeps) {
       await recordBeacon(deps, body);
       return { ok: true };
     },
-    { parse: ({ request }) => readBeaconBody(request), body: BeaconRequest, response: { 200: BeaconResponse } },
+    { parse: ({ request }) => readBeaconBody(request), body: BeaconRequest, response: { 200: BeaconResponse }, detail: beaconDetail() },
   );
 }

@@ -16,7 +16,8 @@ export function integrationsRoutes(deps: AuthDeps & IntegrationsDeps) {
       body: GoogleAdsConnectionBody,
       transform: strictBody(GoogleAdsConnectionBody),
       response: { 200: IntegrationView },
+      detail: { summary: 'Connect Google Ads for the IP-exclusion sync' },
     })
-    .get(PATH, ({ session }) => readGoogleAds(deps, session.orgId), { session: true, response: { 200: IntegrationView } })
-    .delete(PATH, ({ session }) => disconnectGoogleAds(deps, actor(session)), { session: true, response: { 200: IntegrationView } });
+    .get(PATH, ({ session }) => readGoogleAds(deps, session.orgId), { session: true, response: { 200: IntegrationView }, detail: { summary: 'The Google Ads connection, without its secrets' } })
+    .delete(PATH, ({ session }) => disconnectGoogleAds(deps, actor(session)), { session: true, response: { 200: IntegrationView }, detail: { summary: 'Disconnect Google Ads' } });
 }

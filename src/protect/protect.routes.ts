@@ -33,12 +33,13 @@ export function protectRoutes(services: AuthDeps & ExportDeps & { db: Db }) {
       {
         session: true,
         query: ExportQuery,
-        detail: { responses: { 200: { description: 'invalid clicks by IP and campaign (docs/protect.md)', content: { 'text/csv': { schema: { type: 'string' } } } } } },
+        detail: { summary: 'CSV export of invalid clicks', responses: { 200: { description: 'invalid clicks by IP and campaign (docs/protect.md)', content: { 'text/csv': { schema: { type: 'string' } } } } } },
       },
     )
     .get('/api/dashboard/protect/settings', async ({ session }) => ({ invalid_threshold: await selectInvalidThreshold(db, session.orgId) }), {
       session: true,
       response: { 200: ProtectSettings },
+      detail: { summary: "The organization's invalid-click threshold" },
     })
     .put(
       '/api/dashboard/protect/settings',
@@ -49,6 +50,6 @@ export function protectRoutes(services: AuthDeps & ExportDeps & { db: Db }) {
         });
         return { invalid_threshold: body.invalid_threshold };
       },
-      { session: true, body: ProtectSettings, transform: strictBody(ProtectSettings), response: { 200: ProtectSettings } },
+      { session: true, body: ProtectSettings, transform: strictBody(ProtectSettings), response: { 200: ProtectSettings }, detail: { summary: 'Set the invalid-click threshold' } },
     );
 }

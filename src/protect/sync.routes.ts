@@ -10,5 +10,6 @@ export function protectSyncRoutes(deps: AuthDeps & ProtectSyncDeps) {
     .post('/api/protect/sync', ({ session }) => syncProtect(deps, { orgId: session.orgId, userId: session.userId }), {
       session: true,
       response: { 200: SyncSummary },
+      detail: { summary: 'Push the IP blocklist to every active Google Ads campaign as negative IP criteria' },
     });
 }

@@ -18,7 +18,7 @@ export function forwarderRoutes(deps: AuthDeps & { config: Pick<Config, 'session
           { db, config },
           { orgId: principal.orgId, apiKeyId: principal.keyId, appId: params.id, url: body.url, enabled: body.enabled ?? true, headers: body.headers ?? {} },
         ),
-      { apiKey: true, params: ForwarderParams, body: ForwarderBody },
+      { apiKey: true, params: ForwarderParams, body: ForwarderBody, detail: { summary: "Set an app's install forwarder (full replacement, safe to repeat)" } },
     )
     .get(
       '/api/v1/apps/:id/forwarder',
@@ -27,6 +27,6 @@ export function forwarderRoutes(deps: AuthDeps & { config: Pick<Config, 'session
         if (!row) throw notFound('forwarder not found');
         return forwarderView(row);
       },
-      { apiKey: true, params: ForwarderParams },
+      { apiKey: true, params: ForwarderParams, detail: { summary: "An app's install forwarder" } },
     );
 }

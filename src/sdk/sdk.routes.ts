@@ -28,6 +28,9 @@ import {
 } from './sdk.model';
 import { recordAdRevenue, recordEvents, recordOpen, recordPushToken, recordSubscription } from './sdk.service';
 
+/** The 400 beside the input check's: the SDK key's app is of another platform. */
+const PLATFORM_MISMATCH = 'validation error, or a platform other than the SDK key\'s app';
+
 type SdkServices = AuthDeps & {
   config: Pick<Config, 'sessionSecret' | 'trustProxy' | 'trustedProxies' | 'postbackAllowPrivate'>;
   clock: Clock;
@@ -60,17 +63,17 @@ export function sdkRoutes(services: SdkServices) {
         set.status = outcome.status;
         return outcome.body;
       },
-      { sdkKey: true, body: InstallRequest, detail: documented({ 201: ['a new install, attributed', InstallResponseBody], 200: ['the existing install (same app and device_id)', InstallResponseBody] }) },
+      { sdkKey: true, body: InstallRequest, detail: { summary: 'Record an install: attribution and the deferred deep link', ...documented({ 201: ['a new install, attributed', InstallResponseBody], 200: ['the existing install (same app and device_id)', InstallResponseBody], 400: [PLATFORM_MISMATCH] }) } },
     )
     .post('/api/sdk/v1/events', ({ body, sdkApp, request, server }) => recordEvents(deps, sdkApp, body, ipIntel.place(callerIp(request, server)).region), {
       sdkKey: true,
       body: EventsRequest,
-      detail: documented({ 200: ['events stored', EventsResultBody] }),
+      detail: { summary: 'Record app events (at most 100 a call)', ...documented({ 200: ['events stored', EventsResultBody] }) },
     })
     .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), {
       sdkKey: true,
       body: OpenRequest,
-      detail: documented({ 200: ['the re-engagement', OpenResultBody], 404: ['install not found'] }),
+      detail: { summary: 'Attribute a re-open to a retargeting click', ...documented({ 200: ['the re-engagement', OpenResultBody], 404: ['install not found'] }) },
     })
     .post(
       '/api/sdk/v1/push-token',
@@ -78,16 +81,16 @@ export function sdkRoutes(services: SdkServices) {
         assertSdkPlatform(sdkApp, body.platform);
         return recordPushToken(deps, sdkApp, body);
       },
-      { sdkKey: true, body: PushTokenRequest, detail: documented({ 200: ['the token stored on the install', PushTokenResultBody], 404: ['install not found'] }) },
+      { sdkKey: true, body: PushTokenRequest, detail: { summary: "Store an install's push token", ...documented({ 200: ['the token stored on the install', PushTokenResultBody], 400: [PLATFORM_MISMATCH], 404: ['install not found'] }) } },
     )
     .post('/api/sdk/v1/subscription', ({ body, sdkApp }) => recordSubscription(deps, sdkApp, body), {
       sdkKey: true,
       body: SubscriptionRequest,
-      detail: documented({ 200: ['the subscription, linked to the install when known', SubscriptionResultBody] }),
+      detail: { summary: 'Link a store purchase to the install', ...documented({ 200: ['the subscription, linked to the install when known', SubscriptionResultBody] }) },
     })
     .post('/api/sdk/v1/ad-revenue', ({ body, sdkApp }) => recordAdRevenue(deps, sdkApp, body), {
       sdkKey: true,
       body: AdRevenueRequest,
-      detail: documented({ 200: ['ad revenue stored as ad_revenue events', AdRevenueResultBody] }),
+      detail: { summary: 'Record ad revenue', ...documented({ 200: ['ad revenue stored as ad_revenue events', AdRevenueResultBody] }) },
     });
 }

@@ -19,9 +19,11 @@ export function skanRoutes(services: AuthDeps & { config: Pick<Config, 'skanPubl
       query: SkanPostbackQuery,
       body: SkanPostbackBody,
       transform: checkPostbackRequest,
+      detail: { summary: 'Receive a SKAdNetwork postback', responses: { 400: { description: 'org missing, an invalid body, or a bad signature when verification is on' } } },
     })
     .get('/api/v1/skan-postbacks', async ({ query, principal }) => ({ data: await listSkanPostbacks(deps, principal.orgId, query.limit) }), {
       apiKey: true,
       query: ListSkanPostbacksQuery,
+      detail: { summary: 'List received SKAdNetwork postbacks' },
     });
 }

@@ -13,6 +13,6 @@ export function routeTestRoutes(deps: AuthDeps & RouteTestDeps) {
       session: true,
       body: RouteTestBody,
       transform: strictBody(RouteTestBody),
-      detail: documented({ 200: ['the facts, the decision and the IP pool lookup', RouteTestResultBody], 404: ['no smart link with that slug in this organization'] }),
+      detail: { summary: "Test a smart link's routing for a given visitor (records nothing)", ...documented({ 200: ['the facts, the decision and the IP pool lookup', RouteTestResultBody], 404: ['no smart link with that slug in this organization'] }) },
     });
 }

@@ -11,6 +11,21 @@ import { pubsubPushCheck } from './pubsub-auth';
 import { AppleNotificationBody, GoogleNotificationBody, ListSubscriptionsQuery } from './subscriptions.model';
 import { listOrgSubscriptions } from './subscriptions.service';
 
+/** For the OpenAPI document: the refusals beside the body check's 400 (a new object per route, as Elysia merges into it). */
+const AMBIGUOUS_APP = { description: 'several apps match and none alone holds the purchase' };
+const appleDetail = () => ({
+  summary: 'App Store Server Notifications receiver',
+  responses: { 400: { description: 'validation error, or an invalid signed payload (JWS)' }, 409: AMBIGUOUS_APP },
+});
+const googleDetail = () => ({
+  summary: 'Google Play real-time developer notifications receiver (Pub/Sub push)',
+  responses: {
+    400: { description: 'validation error, a package name no app has, or a purchase token Google Play does not know' },
+    401: { description: 'the configured Pub/Sub push checks fail' },
+    409: AMBIGUOUS_APP,
+  },
+});
+
 type SubscriptionsServices = AuthDeps & {
   clock: Clock;
   config: Pick<Config, 'appleRootCerts' | 'googlePlayCredentials' | 'googlePlayApiUrl' | 'googlePubsub'>;
@@ -27,10 +42,11 @@ export function subscriptionsRoutes(services: SubscriptionsServices) {
   const googleDeps = { db, clock: services.clock, pushCheck: pubsubPushCheck(config.googlePubsub), playApi };
   return new Elysia({ name: 'subscriptions-routes' })
     .use(authPlugin(services))
-    .post('/api/subscriptions/apple', ({ body }) => receiveAppleNotification({ db, verifier }, body.signedPayload), { body: AppleNotificationBody })
-    .post('/api/subscriptions/google', ({ body, request }) => receiveGoogleNotification(googleDeps, request, body), { body: GoogleNotificationBody })
+    .post('/api/subscriptions/apple', ({ body }) => receiveAppleNotification({ db, verifier }, body.signedPayload), { body: AppleNotificationBody, detail: appleDetail() })
+    .post('/api/subscriptions/google', ({ body, request }) => receiveGoogleNotification(googleDeps, request, body), { body: GoogleNotificationBody, detail: googleDetail() })
     .get('/api/v1/subscriptions', async ({ query, principal }) => ({ data: await listOrgSubscriptions({ db }, principal.orgId, query.limit ?? 100) }), {
       apiKey: true,
       query: ListSubscriptionsQuery,
+      detail: { summary: 'List subscriptions' },
     });
 }

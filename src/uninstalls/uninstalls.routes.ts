@@ -11,6 +11,6 @@ export function uninstallsRoutes(services: AuthDeps) {
     .get(
       '/api/v1/uninstalls',
       async ({ query, principal }) => ({ data: await listUninstallsByCampaign({ db }, principal.orgId, parseUninstallFilter(query)) }),
-      { apiKey: true, query: UninstallsQuery, response: { 200: UninstallsResponse } },
+      { apiKey: true, query: UninstallsQuery, response: { 200: UninstallsResponse }, detail: { summary: 'Uninstalled installs per campaign' } },
     );
 }

@@ -46,7 +46,9 @@ for (const backend of backends()) {
       expect(operation('GET', '/api/health').security).toEqual([]);
       expect(operation('POST', '/api/protect/beacon').security).toEqual([]);
       expect(operation('GET', '/c/:slug').security).toEqual([]);
+      expect(operation('POST', '/api/mcp').security).toEqual([{}, { apiKey: [] }]);
       expect(document.paths['/c/{slug}'].servers).toEqual([{ url: TEST_TRACKING_URL, description: 'tracking_url' }]);
+      expect(document.paths['/.well-known/attribution-reporting/register-source'].servers).toEqual([{ url: TEST_TRACKING_URL, description: 'tracking_url' }]);
       expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'apiKeyQuery', 'ingestSignature', 'sdkKey', 'sdkKeyQuery', 'session']);
       expect(operation('POST', '/api/v1/conversions').responses['401']).toBeDefined();
       expect(operation('GET', '/api/health').responses['401']).toBeUndefined();

@@ -6,6 +6,9 @@ import { ConversionListBody, ConversionResultBody } from '../../src/conversions/
 import { CostsResultBody } from '../../src/costs/costs.model';
 import { RealtimeBody } from '../../src/dashboard/realtime/realtime.model';
 import { IngestResultBody } from '../../src/edge/ingest.model';
+import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
+import { JsonRpcErrorBody } from '../../src/mcp/mcp.docs';
+import { ErrorBody, RateLimitedBody, ValidationErrorBody } from '../../src/openapi/error-bodies';
 import { HealthBody } from '../../src/health/health.routes';
 import { AdRevenueResultBody, EventsResultBody, InstallResponseBody, OpenResultBody, PushTokenResultBody, SubscriptionResultBody } from '../../src/sdk/sdk.model';
 import { RouteTestResultBody } from '../../src/smartlinks/route-test.model';
@@ -90,5 +93,34 @@ for (const backend of backends()) {
       );
       await expectShape(AdRevenueResultBody, await t.request('/api/sdk/v1/ad-revenue', { method: 'POST', headers: sdk, json: { device_id: deviceId, events: [{ network: 'admob', revenue: 0.01 }] } }), 200);
     });
+
+    test('real refusals match the documented error bodies', async () => {
+      const me = await registerAccount(t);
+      const session = { cookie: me.cookie, origin: ORIGIN };
+      const key = await body(await t.request('/api/dashboard/keys', { method: 'POST', headers: session, json: { name: 'refusals' } }));
+      const auth = { authorization: `Bearer ${key.api_key}` };
+      await expectShape(ValidationErrorBody, await t.request('/api/v1/links', { method: 'POST', headers: auth, json: { destinaton: 'https://shop.example.com/' } }), 400);
+      await expectShape(ErrorBody, await t.request('/api/v1/links'), 401);
+      await expectShape(ErrorBody, await t.request('/api/v1/links/no-such-link', { headers: auth }), 404);
+      await expectShape(ErrorBody, await t.request('/api/dashboard/keys', { method: 'POST', headers: { ...session, origin: 'https://elsewhere.example' }, json: { name: 'x' } }), 403);
+      await expectShape(ErrorBody, await t.request('/logout', { method: 'POST', headers: { ...session, 'content-type': 'text/plain' }, body: 'x' }), 415);
+      // A GET too: the body limit is the HTTP rules', before routing.
+      await expectShape(ErrorBody, await t.request('/favicon.ico', { headers: { 'content-length': String(MAX_BODY_BYTES + 1) } }), 413);
+      await expectShape(JsonRpcErrorBody, await t.request('/api/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' }), 400);
+    });
   });
 }
+
+describe('the documented 429', async () => {
+  const db = await backends()[0]!.create();
+  const t = await testApp(db, { RATE_LIMIT: 'on' }, { mirror: false, workers: false });
+
+  test('is the RateLimited component, with Retry-After', async () => {
+    let response: Response | undefined;
+    for (let i = 0; i < 25 && response?.status !== 429; i++) {
+      response = await t.request('/login');
+    }
+    const json = await expectShape(RateLimitedBody, response!, 429);
+    expect(response!.headers.get('retry-after')).toBe(String(json.retry_after));
+  });
+});

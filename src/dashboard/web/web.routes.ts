@@ -39,13 +39,13 @@ export interface WebDeps extends RealtimeDeps {
 
 const DAY_MS = 86_400_000;
 
-/** What each page declares for the API reference. */
-const page = (summary: string) => ({
+/** What each page declares for the API reference; `responses` adds to the page's own. */
+const page = (summary: string, responses: Record<number, object> = {}) => ({
   detail: {
     tags: ['Web app'],
     summary,
     security: [{ session: [] }],
-    responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 302: { description: 'to /login without a session' } },
+    responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 302: { description: 'to /login without a session' }, ...responses },
   },
 });
 
@@ -95,7 +95,7 @@ export function webRoutes(deps: WebDeps) {
       }), page('Links: create, pause and resume'))
     .get('/links/:id', ({ request, params }) => signedIn(request, async (session) => linkPage(await getLink(deps, session.orgId, params.id))), {
       params: LinkParams,
-      ...page("A link's settings; a smart link's rules editor with the route test"),
+      ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
     })
     .get('/apps', ({ request }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, 1000))), page('Apps and their SDK keys'))
     .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId))), page('API keys: create, list by prefix, revoke'))
