@@ -15,7 +15,7 @@ import type { ExportDeps } from '../protect/export.service';
 import type { RouteTestDeps } from '../smartlinks/route-test.service';
 
 /** The services the tools call: those of the links API, the route test, the pivot and the invalid-click export. */
-export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version'> };
+export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version' | 'baseUrl'> };
 
 interface ToolSpec<I extends TSchema, O> {
   name: string;

@@ -3,7 +3,7 @@ import { revokeApiKey } from '../../src/auth/api-keys';
 import { TOOLS } from '../../src/mcp/server';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
-import { orgWithKey } from '../support/fixtures';
+import { insertLink, orgWithKey } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
 import { mcpClient, MCP_PATH, postMcp } from './support';
@@ -137,6 +137,32 @@ for (const backend of backends()) {
         const malformed = await postMcp(t, { ...call(3, 'list_links'), jsonrpc: '1.0' });
         expect(malformed.status).toBe(400);
         expect(await body(malformed)).toMatchObject({ error: { code: -32700 } });
+      });
+
+      test('an Origin other than BASE_URL’s is 403 {"error":"forbidden"} before anything is read; no Origin or our own is served', async () => {
+        const link = await insertLink(db, me.orgId);
+        const foreign = ['http://evil.example', 'https://api.test.local', 'http://api.test.local:8080', 'http://sub.api.test.local', 'null'];
+        for (const origin of foreign) {
+          for (const [message, headers] of [
+            [call(1, 'search_docs', { query: 'links' }), {}],
+            [call(2, 'set_link_status', { link_id: link.linkId, status: 'paused' }), bearer(me.apiKey)],
+            [call(3, 'list_links'), {}],
+            ['{not json', {}],
+          ] as const) {
+            const res = await postMcp(t, message, { ...headers, origin });
+            expect({ origin, status: res.status }).toEqual({ origin, status: 403 });
+            expectSecurityHeaders(res);
+            expect(await body(res)).toEqual({ error: 'forbidden' });
+          }
+        }
+        expect((await db.query<{ status: string }>('SELECT status FROM links WHERE id = $1', [link.linkId]))[0]!.status).toBe('active');
+        await expect(mcpClient(t, undefined, { origin: 'http://evil.example' })).rejects.toMatchObject({ code: 403 });
+
+        const own = await postMcp(t, call(4, 'set_link_status', { link_id: link.linkId, status: 'paused' }), { ...bearer(me.apiKey), origin: 'http://api.test.local' });
+        expect((await body(own)).result.structuredContent).toMatchObject({ changed: true, link: { status: 'paused' } });
+        const client = await mcpClient(t, me.apiKey, { origin: 'http://api.test.local' });
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([...DOCS_TOOLS, ...KEYED_TOOLS]);
+        await client.close();
       });
 
       test('an invalid Bearer counts as no key: documentation still answers, keyed tools get 401', async () => {
