@@ -13,6 +13,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { HttpError } from '../http/errors';
@@ -48,17 +49,15 @@ const KEYED_PROMPTS = new Set(PROMPTS.filter((prompt) => prompt.keyed).map((prom
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * Whether a JSON-RPC message (or batch) calls a tool or gets a prompt that needs an API key.
- * Read before the SDK sees the request, so such a call without a valid key is an HTTP 401.
+ * Whether a JSON-RPC message (or batch, each checked by envelope.ts) calls a tool or gets a prompt
+ * that needs an API key. Read before the SDK sees the request, so such a call without a valid key is an HTTP 401.
  */
-export function requiresKey(message: unknown): boolean {
+export function requiresKey(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
   if (Array.isArray(message)) return message.some(requiresKey);
-  if (typeof message !== 'object' || message === null) return false;
-  const { jsonrpc, method, params } = message as { jsonrpc?: unknown; method?: unknown; params?: { name?: unknown } };
-  const name = typeof params === 'object' && params !== null ? params.name : undefined;
-  // Not JSON-RPC 2.0: the SDK's 400 says so, as a malformed REST body gets its 400 before the 401.
-  if (jsonrpc !== '2.0' || typeof name !== 'string') return false;
-  return (method === 'tools/call' && KEYED_TOOLS.has(name)) || (method === 'prompts/get' && KEYED_PROMPTS.has(name));
+  if (!('method' in message)) return false;
+  const name = (message.params as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string') return false;
+  return (message.method === 'tools/call' && KEYED_TOOLS.has(name)) || (message.method === 'prompts/get' && KEYED_PROMPTS.has(name));
 }
 
 function instructions(principal: ApiKeyPrincipal | null): string {
