@@ -11,6 +11,7 @@ import { bearer } from '../auth/auth.plugin';
 import { unauthorized } from '../http/errors';
 import { jsonResponse, SECURITY_HEADERS } from '../http/http.plugin';
 import { readEnvelope } from './envelope';
+import { checkParamsFirst } from './params';
 import { createMcpServer, requiresKey } from './server';
 import type { McpDeps } from './tool';
 
@@ -33,6 +34,7 @@ async function serve(deps: McpDeps, principal: ApiKeyPrincipal | null, request: 
   const server = createMcpServer(deps, principal);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
+  checkParamsFirst(transport);
   try {
     const answered = await transport.handleRequest(forTransport(request), { parsedBody });
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) answered.headers.set(name, value);

@@ -1,8 +1,9 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
+import { orgWithKey } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
-import { postMcp } from './support';
+import { mcpClient, postMcp } from './support';
 
 // PGlite boots and whole-app instances on a shared, loaded machine; no assertion depends on time.
 setDefaultTimeout(120_000);
@@ -20,6 +21,7 @@ for (const backend of backends()) {
   describe(`POST /api/mcp JSON-RPC error codes on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, {}, { mirror: false, workers: false });
+    const me = await orgWithKey(db);
 
     describe('error', () => {
       test('only a body that is not JSON is -32700 Parse error; HTTP 400, id null', async () => {
@@ -61,6 +63,54 @@ for (const backend of backends()) {
           expect(answer).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: /) } });
           expectShortMessage(answer.error.message);
         }
+      });
+
+      test('missing or ill-typed params are -32602 Invalid params naming the field, with the request id (HTTP 200)', async () => {
+        const cases: [unknown, string][] = [
+          [request(1, 'tools/call', {}), 'params.name is required'],
+          [request(2, 'tools/call', { name: 'search_docs', arguments: 'x' }), 'params.arguments'],
+          [request(3, 'tools/call', { name: 7 }), 'params.name'],
+          [request(4, 'resources/read', {}), 'params.uri is required'],
+          [request(5, 'resources/read'), 'params is required'],
+          [request(6, 'resources/read', { uri: 5 }), 'params.uri'],
+          [request(7, 'prompts/get', { name: 5 }), 'params.name'],
+          [request(8, 'prompts/get', { name: 'write_smart_link_rules', arguments: { goal: 5 } }), 'params.arguments.goal'],
+          [request(9, 'tools/list', { cursor: 5 }), 'params.cursor'],
+          [request(10, 'resources/list', { cursor: 5 }), 'params.cursor'],
+          [request(12, 'prompts/list', { cursor: 5 }), 'params.cursor'],
+          [request(13, 'initialize', {}), 'params.protocolVersion is required'],
+        ];
+        for (const [sent, field] of cases) {
+          const res = await postMcp(t, sent);
+          expect(res.status).toBe(200);
+          const answer = await body(res);
+          expect(answer).toEqual({ jsonrpc: '2.0', id: (sent as { id: number }).id, error: { code: -32602, message: expect.stringMatching(/^Invalid params: /) } });
+          expect(answer.error.message).toContain(field);
+          expectShortMessage(answer.error.message);
+        }
+      });
+
+      test('a keyed tool with ill-typed arguments: -32602 with a key, the 401 without one', async () => {
+        const sent = request(1, 'tools/call', { name: 'list_links', arguments: 'x' });
+        expect(await body(await postMcp(t, sent, { authorization: `Bearer ${me.apiKey}` }))).toMatchObject({ id: 1, error: { code: -32602 } });
+        expect((await postMcp(t, sent)).status).toBe(401);
+      });
+
+      test('in a batch, the request with bad params gets its -32602 in its place and the others are answered', async () => {
+        const res = await postMcp(t, [request(1, 'ping'), request(2, 'tools/call', {}), request(3, 'tools/call', { name: 'search_docs', arguments: { query: 'postback' } })]);
+        expect(res.status).toBe(200);
+        const answers = await body(res);
+        expect(answers.map((answer: { id: number }) => answer.id)).toEqual([1, 2, 3]);
+        expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+        expect(answers[1]).toMatchObject({ id: 2, error: { code: -32602, message: 'Invalid params: params.name is required' } });
+        expect(answers[2].result.structuredContent.results.length).toBeGreaterThan(0);
+      });
+
+      test('through the SDK client: a read without a URI is -32602; an unknown resource stays -32002', async () => {
+        const client = await mcpClient(t);
+        await expect(client.readResource({ uri: undefined as unknown as string })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('params.uri is required') });
+        await expect(client.readResource({ uri: 'docs://nope.md' })).rejects.toMatchObject({ code: -32002 });
+        await client.close();
       });
     });
   });
