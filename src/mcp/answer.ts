@@ -8,7 +8,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateApiKey, type ApiKeyPrincipal } from '../auth/api-keys';
 import { bearer } from '../auth/auth.plugin';
-import { unauthorized } from '../http/errors';
+import { HttpError } from '../http/errors';
 import { jsonResponse, SECURITY_HEADERS } from '../http/http.plugin';
 import { readEnvelope } from './envelope';
 import { checkParamsFirst } from './params';
@@ -18,6 +18,9 @@ import type { McpDeps } from './tool';
 /** Answers are always JSON (never an event stream), so any client that sends JSON-RPC is served. */
 const TRANSPORT_ACCEPT = 'application/json, text/event-stream';
 
+/** The spec's 401, with the challenge RFC 6750 and MCP's authorization rules ask of a bearer-token server. */
+const keyRequired = () => new HttpError(401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' });
+
 export async function answer(deps: McpDeps, request: Request): Promise<Response> {
   // A body not declared JSON gets the transport's own 415, unread.
   if (!isJsonContentType(request.headers.get('content-type'))) return serve(deps, null, request);
@@ -26,7 +29,7 @@ export async function answer(deps: McpDeps, request: Request): Promise<Response>
   const presented = bearer(request.headers.get('authorization'));
   // An invalid or revoked key counts as none: documentation stays readable, keyed calls get the 401.
   const principal = presented === undefined ? null : await authenticateApiKey(deps.db, presented);
-  if (!principal && requiresKey(envelope.body)) throw unauthorized();
+  if (!principal && requiresKey(envelope.body)) throw keyRequired();
   return serve(deps, principal, request, envelope.body);
 }
 

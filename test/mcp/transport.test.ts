@@ -96,11 +96,12 @@ for (const backend of backends()) {
     });
 
     describe('security', () => {
-      test('every analytics and management tool without a key: HTTP 401 {"error":"unauthorized"}, through the SDK client too', async () => {
+      test('every analytics and management tool without a key: HTTP 401 {"error":"unauthorized"} with a Bearer challenge, through the SDK client too', async () => {
         for (const name of KEYED_TOOLS) {
           const res = await postMcp(t, call(1, name));
           expect(res.status).toBe(401);
           expectSecurityHeaders(res);
+          expect(res.headers.get('www-authenticate')).toBe('Bearer');
           expect(await body(res)).toEqual({ error: 'unauthorized' });
         }
         const client = await mcpClient(t);
@@ -112,6 +113,7 @@ for (const backend of backends()) {
       test('a keyed call inside a batch makes the whole request 401; a keyed call that is not JSON-RPC 2.0 gets the 400', async () => {
         const res = await postMcp(t, [call(1, 'search_docs', { query: 'links' }), call(2, 'list_links')]);
         expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
         const malformed = await postMcp(t, { ...call(3, 'list_links'), jsonrpc: '1.0' });
         expect(malformed.status).toBe(400);
         expect(await body(malformed)).toMatchObject({ id: null, error: { code: -32600 } });
