@@ -10,6 +10,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -99,6 +100,8 @@ export function createMcpServer(deps: McpDeps, principal: ApiKeyPrincipal | null
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: (await docsIndex()).docs.map((doc) => ({ uri: `docs://${doc.name}`, name: doc.name, title: doc.title, mimeType: 'text/markdown' })),
   }));
+  // The capability `resources` promises the listing; the pages are fixed URIs, so there are no templates.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const name = request.params.uri.startsWith('docs://') ? docName(request.params.uri) : undefined;
     const doc = name === undefined ? undefined : (await docsIndex()).doc(name);

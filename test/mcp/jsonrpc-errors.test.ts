@@ -77,6 +77,7 @@ for (const backend of backends()) {
           [request(8, 'prompts/get', { name: 'write_smart_link_rules', arguments: { goal: 5 } }), 'params.arguments.goal'],
           [request(9, 'tools/list', { cursor: 5 }), 'params.cursor'],
           [request(10, 'resources/list', { cursor: 5 }), 'params.cursor'],
+          [request(11, 'resources/templates/list', { cursor: 5 }), 'params.cursor'],
           [request(12, 'prompts/list', { cursor: 5 }), 'params.cursor'],
           [request(13, 'initialize', {}), 'params.protocolVersion is required'],
         ];

@@ -31,6 +31,7 @@ for (const backend of backends()) {
         expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(DOCS_TOOLS);
         expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['write_smart_link_rules']);
         expect((await client.listResources()).resources).toContainEqual({ uri: 'docs://smart-links.md', name: 'smart-links.md', title: 'Smart links: routing rules', mimeType: 'text/markdown' });
+        expect(await client.listResourceTemplates()).toEqual({ resourceTemplates: [] });
         expect(await client.ping()).toEqual({});
         await client.close();
       });
