@@ -17,7 +17,7 @@ export const MAX_PREVIEW_TITLE_LENGTH = 200;
 export const MAX_PREVIEW_DESCRIPTION_LENGTH = 500;
 const IMAGE_ERROR = `must be an absolute https URL of at most ${MAX_URL_LENGTH} characters`;
 
-const PreviewShape = T.Object(
+export const PreviewShape = T.Object(
   {
     title: T.Optional(T.String({ minLength: 1, maxLength: MAX_PREVIEW_TITLE_LENGTH, error: `must be 1 to ${MAX_PREVIEW_TITLE_LENGTH} characters` })),
     description: T.Optional(

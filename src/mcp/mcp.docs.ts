@@ -20,5 +20,6 @@ export const mcpRouteDetail = () => ({
     202: ['a notification, accepted; no body'],
     400: ['not JSON-RPC 2.0', JsonRpcErrorBody],
     401: ['a tool that needs an API key, called without a valid one'],
+    403: ['an Origin header that is not this service\'s own (DNS rebinding)'],
   }),
 });

@@ -10,9 +10,11 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { HttpError } from '../http/errors';
@@ -48,17 +50,15 @@ const KEYED_PROMPTS = new Set(PROMPTS.filter((prompt) => prompt.keyed).map((prom
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * Whether a JSON-RPC message (or batch) calls a tool or gets a prompt that needs an API key.
- * Read before the SDK sees the request, so such a call without a valid key is an HTTP 401.
+ * Whether a JSON-RPC message (or batch, each checked by envelope.ts) calls a tool or gets a prompt
+ * that needs an API key. Read before the SDK sees the request, so such a call without a valid key is an HTTP 401.
  */
-export function requiresKey(message: unknown): boolean {
+export function requiresKey(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
   if (Array.isArray(message)) return message.some(requiresKey);
-  if (typeof message !== 'object' || message === null) return false;
-  const { jsonrpc, method, params } = message as { jsonrpc?: unknown; method?: unknown; params?: { name?: unknown } };
-  const name = typeof params === 'object' && params !== null ? params.name : undefined;
-  // Not JSON-RPC 2.0: the SDK's 400 says so, as a malformed REST body gets its 400 before the 401.
-  if (jsonrpc !== '2.0' || typeof name !== 'string') return false;
-  return (method === 'tools/call' && KEYED_TOOLS.has(name)) || (method === 'prompts/get' && KEYED_PROMPTS.has(name));
+  if (!('method' in message)) return false;
+  const name = (message.params as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string') return false;
+  return (message.method === 'tools/call' && KEYED_TOOLS.has(name)) || (message.method === 'prompts/get' && KEYED_PROMPTS.has(name));
 }
 
 function instructions(principal: ApiKeyPrincipal | null): string {
@@ -100,6 +100,8 @@ export function createMcpServer(deps: McpDeps, principal: ApiKeyPrincipal | null
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: (await docsIndex()).docs.map((doc) => ({ uri: `docs://${doc.name}`, name: doc.name, title: doc.title, mimeType: 'text/markdown' })),
   }));
+  // The capability `resources` promises the listing; the pages are fixed URIs, so there are no templates.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const name = request.params.uri.startsWith('docs://') ? docName(request.params.uri) : undefined;
     const doc = name === undefined ? undefined : (await docsIndex()).doc(name);

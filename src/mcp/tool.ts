@@ -13,16 +13,23 @@ import { strictBody } from '../http/strict-body';
 import type { LinksDeps } from '../links/links.service';
 import type { ExportDeps } from '../protect/export.service';
 import type { RouteTestDeps } from '../smartlinks/route-test.service';
+import { jsonSchema } from './json-schema';
 
 /** The services the tools call: those of the links API, the route test, the pivot and the invalid-click export. */
-export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version'> };
+export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version' | 'baseUrl'> };
 
 interface ToolSpec<I extends TSchema, O> {
   name: string;
   title: string;
   /** What a model reads to decide when to call it and what to pass. */
   description: string;
+  /** What arguments are checked against before `run`. */
   input: I;
+  /**
+   * The input schema clients are shown, where it says more than `input` checks: a field the
+   * service parses itself, so that each error names its exact path. Default: `input`.
+   */
+  shownInput?: TSchema;
   output: TSchema;
   annotations: ToolAnnotations;
   render(result: O): string;
@@ -46,26 +53,12 @@ export type McpTool = DocsTool<any, any> | KeyedTool<any, any>;
 export const docsTool = <I extends TSchema, O>(tool: Omit<DocsTool<I, O>, 'keyed'>): DocsTool<I, O> => ({ ...tool, keyed: false });
 export const keyedTool = <I extends TSchema, O>(tool: Omit<KeyedTool<I, O>, 'keyed'>): KeyedTool<I, O> => ({ ...tool, keyed: true });
 
-/**
- * A schema as clients see it: plain JSON Schema, each `error` text (the house's custom message)
- * turned into the `description` a model reads when the schema has none.
- */
-export function jsonSchema(schema: TSchema): Tool['inputSchema'] {
-  return JSON.parse(JSON.stringify(schema), (key, value) => {
-    if (key !== '' && value && typeof value === 'object' && !Array.isArray(value) && typeof value.error === 'string') {
-      const { error, ...rest } = value as { error: string; description?: string };
-      return rest.description === undefined ? { ...rest, description: error } : rest;
-    }
-    return value;
-  }) as Tool['inputSchema'];
-}
-
 export function describeTool(tool: McpTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input),
+    inputSchema: jsonSchema(tool.shownInput ?? tool.input),
     outputSchema: jsonSchema(tool.output),
     annotations: { title: tool.title, ...tool.annotations },
   };

@@ -7,11 +7,30 @@
  * the thread that answers redirects (docs/performance.md, "Start-up heap").
  */
 import { Elysia } from 'elysia';
+import { forbidden } from '../http/errors';
 import { mcpRouteDetail } from './mcp.docs';
 import type { McpDeps } from './tool';
 
 let loaded: Promise<typeof import('./answer')> | undefined;
 
 export function mcpRoutes(deps: McpDeps) {
-  return new Elysia({ name: 'mcp' }).post('/api/mcp', async ({ request }) => (await (loaded ??= import('./answer'))).answer(deps, request), { parse: 'none', detail: mcpRouteDetail() });
+  const ownOrigin = new URL(deps.config.baseUrl).origin;
+  return new Elysia({ name: 'mcp' }).post(
+    '/api/mcp',
+    async ({ request }) => {
+      if (foreignOrigin(request, ownOrigin)) throw forbidden();
+      return (await (loaded ??= import('./answer'))).answer(deps, request);
+    },
+    { parse: 'none', detail: mcpRouteDetail() },
+  );
+}
+
+/**
+ * The streamable HTTP transport's rule against DNS rebinding (docs/security.md, "MCP and DNS
+ * rebinding"): a page of another origin, `null` included, is refused. Without Origin the caller
+ * is no browser, and is served.
+ */
+function foreignOrigin(request: Request, ownOrigin: string): boolean {
+  const origin = request.headers.get('origin');
+  return origin !== null && origin !== ownOrigin;
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { IpPoolLookup } from '../ipintel/ippool.model';
 
 /** RouteTestRequest of the interface: the facts a visit would carry, each optional but the slug. */
 export const RouteTestBody = t.Object(
@@ -35,7 +36,7 @@ export const RouteTestResultBody = t.Object({
     timezone: t.String(),
     hour: t.Integer({ minimum: 0, maximum: 23 }),
     weekday: t.String(),
-    params: t.Record(t.String(), t.Unknown()),
+    params: t.Record(t.String(), t.String(), { description: 'the first value of each query parameter, decoded' }),
   }, { description: 'the facts the rules saw' }),
   decision: t.Object({
     rule_index: orNull(t.Integer()),
@@ -46,5 +47,5 @@ export const RouteTestResultBody = t.Object({
     status: t.Integer(),
     location: orNull(t.String()),
   }, { description: 'what /l would answer' }),
-  pool: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { description: 'the IP pool lookup of `ip`, null without one' }),
+  pool: t.Union([IpPoolLookup, t.Null()], { description: 'the IP pool lookup of `ip` (GET /api/dashboard/ippool/lookup), null without one' }),
 });

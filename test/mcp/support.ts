@@ -7,12 +7,12 @@ export const MCP_PATH = '/api/mcp';
 /** What a client talks to: a real server's base URL, or a test app (its dispatch stands in for the socket). */
 export type McpTarget = { url: string } | TestApp;
 
-/** The SDK's own client over its streamable HTTP transport, connected (initialize done), with the key if given. */
-export async function mcpClient(target: McpTarget, apiKey?: string): Promise<Client> {
+/** The SDK's own client over its streamable HTTP transport, connected (initialize done), with the key and headers if given. */
+export async function mcpClient(target: McpTarget, apiKey?: string, headers: Record<string, string> = {}): Promise<Client> {
   const inProcess = 'request' in target;
   const base = inProcess ? 'http://api.test.local' : target.url;
   const transport = new StreamableHTTPClientTransport(new URL(`${base}${MCP_PATH}`), {
-    requestInit: apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : undefined,
+    requestInit: { headers: { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) } },
     fetch: inProcess ? (url, init) => target.request(String(url), init) : undefined,
   });
   const client = new Client({ name: 'svc-tests', version: '1.0.0' });

@@ -3,7 +3,7 @@ import { revokeApiKey } from '../../src/auth/api-keys';
 import { TOOLS } from '../../src/mcp/server';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
-import { orgWithKey } from '../support/fixtures';
+import { insertLink, orgWithKey } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
 import { mcpClient, MCP_PATH, postMcp } from './support';
@@ -31,6 +31,7 @@ for (const backend of backends()) {
         expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(DOCS_TOOLS);
         expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['write_smart_link_rules']);
         expect((await client.listResources()).resources).toContainEqual({ uri: 'docs://smart-links.md', name: 'smart-links.md', title: 'Smart links: routing rules', mimeType: 'text/markdown' });
+        expect(await client.listResourceTemplates()).toEqual({ resourceTemplates: [] });
         expect(await client.ping()).toEqual({});
         await client.close();
       });
@@ -87,28 +88,6 @@ for (const backend of backends()) {
         }
       });
 
-      test('a body that is not JSON-RPC 2.0 gets the SDK’s JSON-RPC error with HTTP 400', async () => {
-        const cases: [unknown, number][] = [
-          ['{not json', -32700],
-          [{ hello: 'world' }, -32700],
-          [{ jsonrpc: '1.0', id: 1, method: 'ping' }, -32700],
-          [Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' })), -32600],
-          [
-            [
-              { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
-              { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
-            ],
-            -32600,
-          ],
-        ];
-        for (const [sent, code] of cases) {
-          const res = await postMcp(t, sent);
-          expect(res.status).toBe(400);
-          expectSecurityHeaders(res);
-          expect(await body(res)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code } });
-        }
-      });
-
       test('an unknown method or tool is a JSON-RPC error (HTTP 200); a body that is not JSON by its type is 415', async () => {
         expect(await body(await postMcp(t, { jsonrpc: '2.0', id: 1, method: 'sampling/createMessage', params: {} }))).toMatchObject({ id: 1, error: { code: -32601 } });
         expect(await body(await postMcp(t, call(2, 'drop_database')))).toMatchObject({ id: 2, error: { code: -32602, message: expect.stringContaining('unknown tool') } });
@@ -118,11 +97,12 @@ for (const backend of backends()) {
     });
 
     describe('security', () => {
-      test('every analytics and management tool without a key: HTTP 401 {"error":"unauthorized"}, through the SDK client too', async () => {
+      test('every analytics and management tool without a key: HTTP 401 {"error":"unauthorized"} with a Bearer challenge, through the SDK client too', async () => {
         for (const name of KEYED_TOOLS) {
           const res = await postMcp(t, call(1, name));
           expect(res.status).toBe(401);
           expectSecurityHeaders(res);
+          expect(res.headers.get('www-authenticate')).toBe('Bearer');
           expect(await body(res)).toEqual({ error: 'unauthorized' });
         }
         const client = await mcpClient(t);
@@ -134,9 +114,36 @@ for (const backend of backends()) {
       test('a keyed call inside a batch makes the whole request 401; a keyed call that is not JSON-RPC 2.0 gets the 400', async () => {
         const res = await postMcp(t, [call(1, 'search_docs', { query: 'links' }), call(2, 'list_links')]);
         expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
         const malformed = await postMcp(t, { ...call(3, 'list_links'), jsonrpc: '1.0' });
         expect(malformed.status).toBe(400);
-        expect(await body(malformed)).toMatchObject({ error: { code: -32700 } });
+        expect(await body(malformed)).toMatchObject({ id: null, error: { code: -32600 } });
+      });
+
+      test('an Origin other than BASE_URL’s is 403 {"error":"forbidden"} before anything is read; no Origin or our own is served', async () => {
+        const link = await insertLink(db, me.orgId);
+        const foreign = ['http://evil.example', 'https://api.test.local', 'http://api.test.local:8080', 'http://sub.api.test.local', 'null'];
+        for (const origin of foreign) {
+          for (const [message, headers] of [
+            [call(1, 'search_docs', { query: 'links' }), {}],
+            [call(2, 'set_link_status', { link_id: link.linkId, status: 'paused' }), bearer(me.apiKey)],
+            [call(3, 'list_links'), {}],
+            ['{not json', {}],
+          ] as const) {
+            const res = await postMcp(t, message, { ...headers, origin });
+            expect({ origin, status: res.status }).toEqual({ origin, status: 403 });
+            expectSecurityHeaders(res);
+            expect(await body(res)).toEqual({ error: 'forbidden' });
+          }
+        }
+        expect((await db.query<{ status: string }>('SELECT status FROM links WHERE id = $1', [link.linkId]))[0]!.status).toBe('active');
+        await expect(mcpClient(t, undefined, { origin: 'http://evil.example' })).rejects.toMatchObject({ code: 403 });
+
+        const own = await postMcp(t, call(4, 'set_link_status', { link_id: link.linkId, status: 'paused' }), { ...bearer(me.apiKey), origin: 'http://api.test.local' });
+        expect((await body(own)).result.structuredContent).toMatchObject({ changed: true, link: { status: 'paused' } });
+        const client = await mcpClient(t, me.apiKey, { origin: 'http://api.test.local' });
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([...DOCS_TOOLS, ...KEYED_TOOLS]);
+        await client.close();
       });
 
       test('an invalid Bearer counts as no key: documentation still answers, keyed tools get 401', async () => {

@@ -1,12 +1,14 @@
 /** list_links and get_link: the organization's links, as GET /api/v1/links answers them. */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { validationError } from '../../http/errors';
+import { PreviewShape } from '../../links/link-preview';
 import { DEFAULT_LIST_LIMIT, LINK_KINDS, LINK_STATUSES, SLUG_PATTERN, type LinkResponse } from '../../links/links.model';
 import { getLink, getLinkBySlug, listLinks } from '../../links/links.service';
+import { RuleSetSchema } from '../../smartlinks/rules/rules.model';
 import { block, table } from '../render';
 import { keyedTool } from '../tool';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, options?: { description: string }) => Type.Union([schema, Type.Null()], options);
 
 /** A link as the links API answers it (docs/management-api.md, "Links"). */
 export const LinkOutput = Type.Object({
@@ -19,9 +21,9 @@ export const LinkOutput = Type.Object({
   status: Type.Union(LINK_STATUSES.map((status) => Type.Literal(status))),
   expires_at: Nullable(Type.String()),
   click_cap: Type.Union([Type.Integer(), Type.Null()]),
-  rules: Type.Unknown({ description: 'smart links: the rule set (docs/smart-links.md), or null' }),
+  rules: Nullable(RuleSetSchema, { description: 'smart links: the rule set in its stored form (docs/smart-links.md), or null' }),
   pass_params: Type.Boolean(),
-  preview: Type.Unknown(),
+  preview: Nullable(PreviewShape, { description: 'smart links: what link-preview bots are shown, or null' }),
   deep_link_path: Nullable(Type.String()),
   allowed_landing_hosts: Type.Union([Type.Array(Type.String()), Type.Null()]),
   domain_status: Nullable(Type.String()),

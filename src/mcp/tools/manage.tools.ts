@@ -5,7 +5,8 @@
 import { Type } from '@sinclair/typebox';
 import { LINK_STATUSES } from '../../links/links.model';
 import { replaceSmartLinkRules, setLinkStatus, type Replaced } from '../../links/links.service';
-import { RouteTestBody } from '../../smartlinks/route-test.model';
+import { RouteTestBody, RouteTestResultBody } from '../../smartlinks/route-test.model';
+import { MAX_RULES, RuleSchema, RuleSetSchema } from '../../smartlinks/rules/rules.model';
 import { testRoute } from '../../smartlinks/route-test.service';
 import { block } from '../render';
 import { keyedTool } from '../tool';
@@ -38,9 +39,16 @@ export const updateSmartLinkRouting = keyedTool({
   input: Type.Object(
     {
       link_id: LinkId,
-      rules: Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
-        description: 'the whole rule set (or a bare array of rules), or null to remove the rules',
-        error: 'must be a rule set object, an array of rules, or null',
+      rules: Type.Union([Type.Array(Type.Unknown()), Type.Record(Type.String(), Type.Unknown()), Type.Null()], { error: 'must be a rule set object, an array of rules, or null' }),
+    },
+    { additionalProperties: false },
+  ),
+  // The rule parser reads more spellings than the stored form shown here (one value for a list, any case).
+  shownInput: Type.Object(
+    {
+      link_id: LinkId,
+      rules: Type.Union([RuleSetSchema, Type.Array(RuleSchema, { maxItems: MAX_RULES }), Type.Null()], {
+        description: 'the whole rule set (or a bare array of rules), or null to remove the rules; shown in its stored form, and a list condition also takes a single value, codes in any case',
       }),
     },
     { additionalProperties: false },
@@ -88,11 +96,7 @@ export const testSmartLinkRoute = keyedTool({
     'Nothing is recorded and no click cap slot is used. Facts left out are read from `ua`, `ip` and `language` as a real visit would be; ' +
     'country, region, city, os and inApp override them. `hour` with `timezone` (default UTC) picks the time of day.',
   input: RouteTestInput,
-  output: Type.Object({
-    context: Type.Record(Type.String(), Type.Unknown(), { description: 'the facts the rules were evaluated on' }),
-    decision: Type.Record(Type.String(), Type.Unknown(), { description: 'rule_index, rule_name, action, variant_index, page, status, location' }),
-    pool: Type.Unknown({ description: 'the IP classification when `ip` was given, else null' }),
-  }),
+  output: RouteTestResultBody,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   run: (args, deps, principal) => testRoute(deps, principal.orgId, args),
   render: (result: { decision: { rule_name: string | null; status: number; location: string | null } }) =>
