@@ -7,7 +7,7 @@ import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB 
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
-import { readApnsKey, readServiceAccount } from './uninstalls/push-credentials';
+import { readApnsKey, readFcmAccount } from './uninstalls/push-credentials';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -362,7 +362,7 @@ function apnsSettings(e: Environment): ApnsSettings | undefined {
 function fcmSettings(e: Environment): FcmSettings | undefined {
   const credentialsPath = existingFile('FCM_CREDENTIALS', e.FCM_CREDENTIALS);
   if (credentialsPath === undefined) return undefined;
-  credential('FCM_CREDENTIALS', () => readServiceAccount(credentialsPath));
+  credential('FCM_CREDENTIALS', () => readFcmAccount(credentialsPath));
   return { credentialsPath, url: httpUrl('FCM_URL', e.FCM_URL ?? 'https://fcm.googleapis.com') };
 }
 

@@ -1,19 +1,16 @@
 /**
  * Google Play Developer API: `purchases.subscriptionsv2.get` through @googleapis/androidpublisher,
- * authorised as the service account of GOOGLE_PLAY_CREDENTIALS. The access token is minted here
- * (a JWT-bearer grant to the key file's `token_uri`), so a test points both at a local fake.
+ * authorised as the service account of GOOGLE_PLAY_CREDENTIALS: its token comes from the key file's
+ * `token_uri` (src/shared/google-service-account.ts), so a test points both at a local fake.
  */
-import { readFileSync } from 'node:fs';
-import { importPKCS8, SignJWT } from 'jose';
 import { HttpError } from '../http/errors';
+import { createServiceAccountTokens, readServiceAccountFile, type ServiceAccount } from '../shared/google-service-account';
 import type { SubscriptionState } from './state-machine';
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 /** A notification waits on Google at most this long; Pub/Sub redelivers what was refused. */
 const CALL_TIMEOUT_MS = 10_000;
-/** A token is renewed this long before Google says it expires. */
-const TOKEN_MARGIN_MS = 60_000;
 
 /** A purchase as Google Play reports it now. */
 export interface PlayPurchase {
@@ -32,26 +29,13 @@ export interface PlayApi {
   subscription(packageName: string, purchaseToken: string): Promise<PlayPurchase | null>;
 }
 
-interface ServiceAccount {
-  clientEmail: string;
-  privateKey: string;
-  privateKeyId: string | undefined;
-  tokenUri: string;
-}
-
-/** The key file's fields the grant needs; a file without them stops the boot. */
-export function readServiceAccount(path: string): ServiceAccount {
-  let json: Record<string, unknown>;
+/** The key file of GOOGLE_PLAY_CREDENTIALS; one that is not a service account's stops the boot. */
+export function readPlayAccount(path: string): ServiceAccount {
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    return readServiceAccountFile(path);
   } catch (error) {
-    throw new Error(`GOOGLE_PLAY_CREDENTIALS: ${path} is not a JSON file: ${(error as Error).message}`);
+    throw new Error(`GOOGLE_PLAY_CREDENTIALS: ${path} ${(error as Error).message}`);
   }
-  const text = (key: string) => (typeof json[key] === 'string' && json[key] !== '' ? (json[key] as string) : undefined);
-  const clientEmail = text('client_email');
-  const privateKey = text('private_key');
-  if (!clientEmail || !privateKey) throw new Error(`GOOGLE_PLAY_CREDENTIALS: ${path} has no client_email and private_key (a service account key is expected)`);
-  return { clientEmail, privateKey, privateKeyId: text('private_key_id'), tokenUri: text('token_uri') ?? DEFAULT_TOKEN_URI };
 }
 
 const STATES: Readonly<Record<string, SubscriptionState>> = {
@@ -103,36 +87,14 @@ function unavailable(why: string): HttpError {
 }
 
 export function createPlayApi(options: { credentialsPath: string; rootUrl: string }): PlayApi {
-  const account = readServiceAccount(options.credentialsPath);
-  let token: { value: string; until: number } | undefined;
+  const account = readPlayAccount(options.credentialsPath);
+  const tokens = createServiceAccountTokens({ account, tokenUrl: account.tokenUri ?? DEFAULT_TOKEN_URI, scope: SCOPE, timeoutMs: CALL_TIMEOUT_MS });
   let client: Promise<import('@googleapis/androidpublisher').androidpublisher_v3.Androidpublisher> | undefined;
 
   async function accessToken(): Promise<string> {
-    if (token && token.until > Date.now()) return token.value;
-    const key = await importPKCS8(account.privateKey, 'RS256');
-    const assertion = await new SignJWT({ scope: SCOPE })
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.privateKeyId ? { kid: account.privateKeyId } : {}) })
-      .setIssuer(account.clientEmail)
-      .setAudience(account.tokenUri)
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(key);
-    let response: Response;
-    try {
-      response = await fetch(account.tokenUri, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }),
-        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-      });
-    } catch (error) {
-      throw unavailable(`token endpoint: ${(error as Error).message}`);
-    }
-    const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown };
-    if (!response.ok || typeof body.access_token !== 'string') throw unavailable(`token endpoint answered ${response.status}`);
-    const lifetimeMs = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 3_600_000;
-    token = { value: body.access_token, until: Date.now() + Math.max(0, lifetimeMs - TOKEN_MARGIN_MS) };
-    return token.value;
+    const answer = await tokens.accessToken();
+    if (!answer.ok) throw unavailable(answer.reason);
+    return answer.token;
   }
 
   return {
@@ -150,7 +112,7 @@ export function createPlayApi(options: { credentialsPath: string; rootUrl: strin
       } catch (error) {
         const status = (error as { status?: number; response?: { status?: number } }).status ?? (error as { response?: { status?: number } }).response?.status;
         if (status === 400 || status === 404 || status === 410) return null;
-        if (status === 401) token = undefined;
+        if (status === 401) tokens.invalidate();
         throw unavailable(status ? `subscriptionsv2.get answered ${status}` : (error as Error).message);
       }
     },

@@ -2,12 +2,14 @@
  * Silent pushes over FCM HTTP v1: a data-only message to the registration token, authorised by
  * the service account's OAuth token (docs/uninstalls.md, "FCM"). Redirects are never followed.
  */
-import { createServiceAccountTokens, FCM_SCOPE, failureOf } from './google-oauth';
+import { createServiceAccountTokens, failureOf } from '../shared/google-service-account';
 import { FCM_DATA_KEY, type PushClient, type PushOutcome, type PushTarget } from './push.model';
-import type { ServiceAccount } from './push-credentials';
+import type { FcmAccount } from './push-credentials';
+
+const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 
 export interface FcmClientOptions {
-  account: ServiceAccount;
+  account: FcmAccount;
   /** FCM_URL: https://fcm.googleapis.com in production. */
   url: string;
   /** GOOGLE_OAUTH_TOKEN_URL. */
@@ -26,7 +28,7 @@ export function createFcmClient(options: FcmClientOptions): PushClient {
 
   async function send(target: PushTarget, signal: AbortSignal): Promise<PushOutcome> {
     const auth = await tokens.accessToken(signal);
-    if (!auth.ok) return auth.outcome;
+    if (!auth.ok) return { kind: auth.retryable ? 'unavailable' : 'refused', reason: auth.reason };
     const android = { priority: 'normal', ...(target.bundleId ? { restricted_package_name: target.bundleId } : {}) };
     let status: number;
     let text: string;

@@ -4,15 +4,9 @@
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { readServiceAccountFile, type ServiceAccount } from '../shared/google-service-account';
 
-/** A Google service account, as the JSON file Google issues it (the fields FCM needs). */
-export interface ServiceAccount {
-  projectId: string;
-  clientEmail: string;
-  privateKeyId: string | null;
-  /** PKCS #8 PEM of the RSA key the OAuth assertion is signed with. */
-  privateKey: string;
-}
+export type FcmAccount = ServiceAccount & { projectId: string };
 
 function privateKeyOf(pem: string): KeyObject | null {
   try {
@@ -32,23 +26,11 @@ export function readApnsKey(path: string): string {
   return pem;
 }
 
-export function readServiceAccount(path: string): ServiceAccount {
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(readText(path)) as Record<string, unknown>;
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new Error('is not a JSON file');
-    throw error;
-  }
-  const text = (field: string) => (typeof json[field] === 'string' && json[field] !== '' ? (json[field] as string) : null);
-  const projectId = text('project_id');
-  const clientEmail = text('client_email');
-  const privateKey = text('private_key');
-  if (json.type !== 'service_account' || !projectId || !clientEmail || !privateKey) {
-    throw new Error('is not a service-account key file (type "service_account" with project_id, client_email and private_key)');
-  }
-  if (privateKeyOf(privateKey)?.asymmetricKeyType !== 'rsa') throw new Error('holds a private_key that is not an RSA private key');
-  return { projectId, clientEmail, privateKeyId: text('private_key_id'), privateKey };
+/** FCM's service account: a key file that also names the project messages are sent to. */
+export function readFcmAccount(path: string): FcmAccount {
+  const account = readServiceAccountFile(path);
+  if (!account.projectId) throw new Error('is not a service-account key file (type "service_account" with project_id, client_email and private_key)');
+  return { ...account, projectId: account.projectId };
 }
 
 function readText(path: string): string {

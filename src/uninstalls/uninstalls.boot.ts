@@ -6,7 +6,7 @@ import { createApnsClient } from './apns.client';
 import { createUninstallChecker, DEFAULT_CHECKER_OPTIONS, HOUR_MS, type UninstallChecker } from './checker';
 import { createFcmClient } from './fcm.client';
 import type { PushClient } from './push.model';
-import { readApnsKey, readServiceAccount } from './push-credentials';
+import { readApnsKey, readFcmAccount } from './push-credentials';
 
 /** How long one provider call (a push, a token exchange) may take. */
 export const PUSH_TIMEOUT_MS = 10_000;
@@ -22,7 +22,7 @@ export function pushClientsFor(config: PushConfig, timeoutMs = PUSH_TIMEOUT_MS):
     const ca = apns.caPath ? readFileSync(apns.caPath, 'utf8') : undefined;
     clients.push(createApnsClient({ keyPem: readApnsKey(apns.keyPath), keyId: apns.keyId, teamId: apns.teamId, url: apns.url, ca, timeoutMs }));
   }
-  if (fcm) clients.push(createFcmClient({ account: readServiceAccount(fcm.credentialsPath), url: fcm.url, tokenUrl: config.googleOauthTokenUrl, timeoutMs }));
+  if (fcm) clients.push(createFcmClient({ account: readFcmAccount(fcm.credentialsPath), url: fcm.url, tokenUrl: config.googleOauthTokenUrl, timeoutMs }));
   return clients;
 }
 

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_GOOGLE_JWKS_URL, DEFAULT_GOOGLE_PLAY_API_URL, loadConfig } from '../../src/config';
 import { configNotices } from '../../src/config-notices';
-import { readServiceAccount } from '../../src/subscriptions/google-play';
+import { readPlayAccount } from '../../src/subscriptions/google-play';
+import { serviceAccount } from '../uninstalls/support';
 import { tempDir } from '../support/temp-dir';
 
 const base = () => ({ DATA_DIR: tempDir('config'), SESSION_SECRET: 'a-session-secret-that-is-long-enough-0123456789' });
@@ -98,13 +99,18 @@ describe('store notification settings', () => {
     ]);
   });
 
-  test('a Play key file must be a service account key', () => {
-    expect(() => readServiceAccount(file('bad.json', 'not json'))).toThrow('GOOGLE_PLAY_CREDENTIALS');
-    expect(() => readServiceAccount(file('user.json', JSON.stringify({ type: 'authorized_user', client_id: 'x' })))).toThrow('no client_email and private_key');
-    expect(readServiceAccount(file('sa.json', JSON.stringify({ client_email: 'a@b', private_key: 'k' })))).toEqual({
-      clientEmail: 'a@b',
-      privateKey: 'k',
-      privateKeyId: undefined,
+  test('a Play key file must be a service account key; the error names the variable and the file, never what it holds', () => {
+    const notJson = file('bad.json', '{"private_key": "SECRETKEYMATERIAL"');
+    expect(() => readPlayAccount(notJson)).toThrow(`GOOGLE_PLAY_CREDENTIALS: ${notJson} is not a JSON file`);
+    expect(() => readPlayAccount(file('user.json', JSON.stringify({ type: 'authorized_user', client_id: 'x' })))).toThrow('is not a service-account key file');
+    expect(() => readPlayAccount(file('weak.json', JSON.stringify({ type: 'service_account', client_email: 'a@b', private_key: 'SECRETKEYMATERIAL' })))).toThrow(
+      'holds a private_key that is not an RSA private key',
+    );
+    const issued = serviceAccount('play-project');
+    expect(readPlayAccount(issued.path)).toMatchObject({
+      clientEmail: issued.clientEmail,
+      privateKeyId: 'key-1',
+      projectId: 'play-project',
       tokenUri: 'https://oauth2.googleapis.com/token',
     });
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { createFcmClient } from '../../src/uninstalls/fcm.client';
-import { readServiceAccount } from '../../src/uninstalls/push-credentials';
+import { readFcmAccount } from '../../src/uninstalls/push-credentials';
 import { testApp } from '../support/app';
 import { backends } from '../support/db';
 import { deviceWithToken, fakeFcm, fakeOAuth, fcmError, fcmToken, installState, serviceAccount, testChecker, testClock, uninstallEvents, type FakeAnswer } from './support';
@@ -14,7 +14,7 @@ const elsewhere = fakeFcm({ issued: [] });
 
 const clientWith = (input: { credentialsPath?: string; tokenUrl?: string; timeoutMs?: number } = {}) =>
   createFcmClient({
-    account: readServiceAccount(input.credentialsPath ?? account.path),
+    account: readFcmAccount(input.credentialsPath ?? account.path),
     url: fcm.url,
     tokenUrl: input.tokenUrl ?? oauth.url,
     timeoutMs: input.timeoutMs ?? 3000,
