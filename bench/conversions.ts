@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
 import { throwawayDatabase } from './throwaway-database';
-import { createMirror } from '../src/analytics/mirror';
+import { createMirror } from '../src/analytics/mirror/mirror';
 import { createOrganization } from '../src/auth/accounts.service';
 import { issueApiKey } from '../src/auth/api-keys';
 import { migrate } from '../src/db/migrate';

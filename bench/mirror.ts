@@ -10,7 +10,7 @@
 import { scratchDir } from './scratch-dir';
 import { join } from 'node:path';
 import { throwawayDatabase } from './throwaway-database';
-import { createMirror } from '../src/analytics/mirror';
+import { createMirror } from '../src/analytics/mirror/mirror';
 import type { Db } from '../src/db/db';
 import { migrate } from '../src/db/migrate';
 import { openPglite } from '../src/db/pglite';

@@ -9,8 +9,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createMirror } from '../src/analytics/mirror';
-import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../src/analytics/mirror.settings';
+import { createMirror } from '../src/analytics/mirror/mirror';
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../src/analytics/mirror/mirror.settings';
 import { PIVOT_SQL, pivotParams, toPivotRow } from '../src/analytics/pivot';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';

@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror.settings';
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror/mirror.settings';
 import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
 import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
@@ -97,7 +97,7 @@ export interface Config {
   postbackHostRate: number;
   postbackHostBurst: number;
   mirrorIntervalMs: number;
-  /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror.settings.ts). */
+  /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror.settings.ts). */
   mirrorMemoryMb: number;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
   mirrorThreads: number;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { absentMirror, startMirror } from './analytics/mirror.boot';
-import type { Mirror } from './analytics/mirror';
+import { absentMirror, startMirror } from './analytics/mirror/mirror.boot';
+import type { Mirror } from './analytics/mirror/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
 import type { Config } from './config';
@@ -49,7 +49,7 @@ export interface Services {
   linkCache: Tracking['linkCache'];
   campaignCache: Tracking['campaignCache'];
   clickPipeline: Tracking['clickPipeline'];
-  /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror.ts). */
+  /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror/mirror.ts). */
   mirror: Mirror;
   /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime.counter.ts). */
   clickCounter: ClickCounter;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import type { Mirror } from './mirror';
+import type { Mirror } from './mirror/mirror';
 
 /** What the reports read: the mirror, and Postgres for what the mirror does not hold. */
 export interface PivotDeps {

@@ -1,4 +1,4 @@
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 import type { Queryable } from '../db/db';
 import type { CountRequest } from './spike';
 import type { TvAiringView } from './tv-airings.model';

@@ -1,4 +1,4 @@
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { recordAudit } from '../auth/audit';
 import type { Db, Queryable } from '../db/db';

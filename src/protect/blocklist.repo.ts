@@ -1,4 +1,4 @@
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 import { exclusionBlock } from '../ipintel/ip-intel';
 import { isPublicAddress } from '../shared/safe-target';
 

@@ -1,4 +1,4 @@
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 
 /** One invalid IP on one campaign, aggregated on the DuckDB mirror. */
 export interface InvalidIpRow {

@@ -1,4 +1,4 @@
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 import type { Queryable } from '../db/db';
 import { pagedCsv, type CsvCell } from '../shared/csv';
 import type { Clock } from '../shared/ids';

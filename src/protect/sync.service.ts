@@ -3,7 +3,7 @@
  * its active Google Ads campaigns, one campaign at a time, under the connection's sync lease
  * (docs/protect-sync.md).
  */
-import type { Mirror } from '../analytics/mirror';
+import type { Mirror } from '../analytics/mirror/mirror';
 import { type Actor, recordAudit } from '../auth/audit';
 import type { Config } from '../config';
 import type { Db } from '../db/db';

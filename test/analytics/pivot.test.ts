@@ -7,7 +7,7 @@ import { insertConversion, insertCost, insertEvent, insertInstall } from '../sup
 import { insertClick } from '../support/clicks';
 import { insertApp, insertCampaign } from '../support/fixtures';
 import { hashedDeviceId } from '../support/sdk-fixtures';
-import { testMirror } from './mirror.helpers';
+import { testMirror } from './mirror/mirror.helpers';
 
 const D0 = '2026-08-09';
 const D1 = '2026-08-10';

@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createOrganization } from '../../src/auth/accounts.service';
 import { BLOCKLIST_DAYS, selectBlocklist } from '../../src/protect/blocklist.repo';
 import { selectInvalidThreshold } from '../../src/protect/settings.repo';
-import { testMirror } from '../analytics/mirror.helpers';
+import { testMirror } from '../analytics/mirror/mirror.helpers';
 import { backends } from '../support/db';
 import { daysAgo, insertRiskyClick } from './support';
 

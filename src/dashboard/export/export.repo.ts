@@ -1,6 +1,6 @@
 import type { ConversionRow } from '../../conversions/conversions.model';
 import type { ClickRecord } from '../../tracking/click.model';
-import type { Mirror } from '../../analytics/mirror';
+import type { Mirror } from '../../analytics/mirror/mirror';
 
 /**
  * Pages of one organization's clicks or conversions in a window, from the DuckDB mirror, oldest

@@ -1,4 +1,4 @@
-import type { Mirror } from '../../analytics/mirror';
+import type { Mirror } from '../../analytics/mirror/mirror';
 import { campaignPivot, type PivotRow } from '../../analytics/pivot';
 import { orderReasons } from '../../protect/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';

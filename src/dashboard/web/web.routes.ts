@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import type { Mirror } from '../../analytics/mirror';
+import type { Mirror } from '../../analytics/mirror/mirror';
 import { campaignPivot } from '../../analytics/pivot';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';

@@ -1,8 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { MIRRORED_TABLES } from '../../src/analytics/mirror.tables';
-import { newId } from '../../src/shared/ids';
-import { insertClick } from '../support/clicks';
-import { backends } from '../support/db';
+import { MIRRORED_TABLES } from '../../../src/analytics/mirror/mirror.tables';
+import { newId } from '../../../src/shared/ids';
+import { insertClick } from '../../support/clicks';
+import { backends } from '../../support/db';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.

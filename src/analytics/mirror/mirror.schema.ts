@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { assertIdentifier, type Queryable } from '../db/db';
+import { assertIdentifier, type Queryable } from '../../db/db';
 
 /**
  * How one Postgres column travels: Postgres renders it as text (`pgText`), the text is appended

@@ -1,11 +1,11 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { insertClick } from '../support/clicks';
-import { backends } from '../support/db';
-import { testApp } from '../support/app';
-import { eventually } from '../support/wait';
-import { newId } from '../../src/shared/ids';
+import { insertClick } from '../../support/clicks';
+import { backends } from '../../support/db';
+import { testApp } from '../../support/app';
+import { eventually } from '../../support/wait';
+import { newId } from '../../../src/shared/ids';
 import { countFor, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.

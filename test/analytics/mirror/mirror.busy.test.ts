@@ -1,8 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { insertClick } from '../support/clicks';
-import { backends } from '../support/db';
-import { eventually } from '../support/wait';
-import type { Queryable } from '../../src/db/db';
+import { insertClick } from '../../support/clicks';
+import { backends } from '../../support/db';
+import { eventually } from '../../support/wait';
+import type { Queryable } from '../../../src/db/db';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine; no assertion depends on time.

@@ -1,10 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { decimalCast, describeTable, mapColumn } from '../../src/analytics/mirror.schema';
-import { newId } from '../../src/shared/ids';
-import { backends } from '../support/db';
-import { planNodes } from '../support/plans';
+import { decimalCast, describeTable, mapColumn } from '../../../src/analytics/mirror/mirror.schema';
+import { newId } from '../../../src/shared/ids';
+import { backends } from '../../support/db';
+import { planNodes } from '../../support/plans';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.

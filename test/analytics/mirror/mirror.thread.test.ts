@@ -1,13 +1,13 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Mirror } from '../../src/analytics/mirror';
-import { createMirrorThread } from '../../src/analytics/mirror.thread';
-import { testApp } from '../support/app';
-import { insertClick } from '../support/clicks';
-import { backends, createPostgres, onBeforeClose } from '../support/db';
-import { tempDir } from '../support/temp-dir';
-import { eventually } from '../support/wait';
+import type { Mirror } from '../../../src/analytics/mirror/mirror';
+import { createMirrorThread } from '../../../src/analytics/mirror/mirror.thread';
+import { testApp } from '../../support/app';
+import { insertClick } from '../../support/clicks';
+import { backends, createPostgres, onBeforeClose } from '../../support/db';
+import { tempDir } from '../../support/temp-dir';
+import { eventually } from '../../support/wait';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 /**
@@ -24,7 +24,7 @@ const failure = (promise: Promise<unknown>) =>
 setDefaultTimeout(30_000);
 
 /*
- * On Postgres a node's mirror runs on a thread of its own (src/analytics/mirror.thread.ts),
+ * On Postgres a node's mirror runs on a thread of its own (src/analytics/mirror/mirror.thread.ts),
  * so copying rows never holds up the requests the main thread answers. PGlite's database
  * lives in the main thread, so there is no thread to test on it.
  */

@@ -1,12 +1,12 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
-import type { Mirror } from '../../src/analytics/mirror';
-import type { Db, Queryable } from '../../src/db/db';
-import { openPglite } from '../../src/db/pglite';
-import { openPostgres } from '../../src/db/postgres';
-import { insertClick } from '../support/clicks';
-import { backends, createPostgres } from '../support/db';
-import { eventually } from '../support/wait';
+import type { Mirror } from '../../../src/analytics/mirror/mirror';
+import type { Db, Queryable } from '../../../src/db/db';
+import { openPglite } from '../../../src/db/pglite';
+import { openPostgres } from '../../../src/db/postgres';
+import { insertClick } from '../../support/clicks';
+import { backends, createPostgres } from '../../support/db';
+import { eventually } from '../../support/wait';
 import { countFor, deferred, newOrg, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.

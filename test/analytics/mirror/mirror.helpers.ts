@@ -1,8 +1,8 @@
 import { afterAll } from 'bun:test';
 import { join } from 'node:path';
-import { createMirror, type Mirror, type MirrorOptions } from '../../src/analytics/mirror';
-import { newId } from '../../src/shared/ids';
-import { tempDir } from '../support/temp-dir';
+import { createMirror, type Mirror, type MirrorOptions } from '../../../src/analytics/mirror/mirror';
+import { newId } from '../../../src/shared/ids';
+import { tempDir } from '../../support/temp-dir';
 
 const open: Mirror[] = [];
 afterAll(async () => {

@@ -3,8 +3,8 @@
  * rows back from Postgres and appending them to DuckDB is synchronous work that would
  * otherwise hold up the requests the main thread is answering. Started by mirror.thread.ts.
  */
-import { openPostgres } from '../db/postgres';
-import { errorMessage } from '../shared/error-message';
+import { openPostgres } from '../../db/postgres';
+import { errorMessage } from '../../shared/error-message';
 import { createMirror, type Mirror } from './mirror';
 import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config';
-import type { Db } from '../db/db';
+import type { Config } from '../../config';
+import type { Db } from '../../db/db';
 import { createMirror, type Mirror } from './mirror';
 import { createMirrorThread } from './mirror.thread';
 
