@@ -10,7 +10,7 @@ import { createServing } from '../src/app';
 import { issueApiKey } from '../src/auth/api-keys';
 import type { Impression } from '../src/growth/impressions.model';
 import { importImpressions } from '../src/growth/impressions.service';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/config/config';
 import { copyText } from '../src/db/copy-text';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';

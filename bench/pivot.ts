@@ -10,7 +10,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createMirror } from '../src/analytics/mirror/mirror';
-import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../src/analytics/mirror/mirror.settings';
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../src/config/defaults';
 import { PIVOT_SQL, pivotParams, toPivotRow } from '../src/analytics/pivot';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';

@@ -4,7 +4,7 @@ import { createOrganizationWithKey, createUser, organizationExists } from './aut
 import { API_KEY_PATTERN, revokeApiKeyByPrefix } from './auth/api-keys';
 import { recordAudit } from './auth/audit';
 import { RegisterBody } from './auth/auth.model';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig } from './config/config';
 import type { Db } from './db/db';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';

@@ -1,8 +1,8 @@
 // First: may replace this process with itself under the engine options it needs (runtime-options.ts).
 import './apply-runtime-options';
 import { createServing } from './app';
-import { ConfigError, loadConfig, type Config } from './config';
-import { configNotices } from './config-notices';
+import { ConfigError, loadConfig, type Config } from './config/config';
+import { configNotices } from './boot-notices';
 import type { Db } from './db/db';
 import { DataDirBusy, lockDataDir, type DataDirLock } from './db/data-dir-lock';
 import { migrate } from './db/migrate';

@@ -3,7 +3,7 @@ import { absentMirror, startMirror } from './analytics/mirror/mirror.boot';
 import type { Mirror } from './analytics/mirror/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
-import type { Config } from './config';
+import type { Config } from './config/config';
 import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';

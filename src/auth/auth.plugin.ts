@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
 import type { ApiKeyCache } from './api-key-cache';

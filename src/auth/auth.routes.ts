@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { unauthorized } from '../http/errors';
 import { recordAudit } from './audit';
 import { changePassword, checkCredentials, register } from './accounts.service';

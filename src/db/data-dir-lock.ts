@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { lockFile } from '../shared/file-lock';
 
 export class DataDirBusy extends Error {}

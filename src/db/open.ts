@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { lockDataDir, type DataDirLock } from './data-dir-lock';
 import type { Db } from './db';
 import { openPglite } from './pglite';

@@ -1,6 +1,6 @@
 import { type Actor, recordAudit } from '../auth/audit';
 import { randomToken } from '../auth/secrets';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError } from '../http/errors';
 import { announce, domainChange, type LinkChanges } from '../links/link-changes';

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { Clock } from '../shared/ids';
 import { HOT_LINKS_LIMIT, HOT_LINKS_WINDOW_MS, type HotLink } from './hot-links.model';

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { verifyIngestSignature } from '../auth/ingest-signature';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { unauthorized, validationError } from '../http/errors';
 import { strictBody } from '../http/strict-body';
 import { documented } from '../openapi/documented';

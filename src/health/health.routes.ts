@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { documented } from '../openapi/documented';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { WriterState } from '../tracking/pipeline/click-pipeline';
 

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { isTrustedPeer, type TrustedNetwork } from './trusted-proxies';
+import { isTrustedPeer, type TrustedNetwork } from '../config/trusted-proxies';
 
 /** TRUST_PROXY and TRUSTED_PROXIES as the config holds them; pass the config itself. */
 export interface ProxyTrust {

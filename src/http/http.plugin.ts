@@ -1,5 +1,5 @@
 import { Elysia, type PreContext } from 'elysia';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
 import { HttpError, payloadTooLarge, rateLimited } from './errors';

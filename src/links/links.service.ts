@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../auth/audit';
 import { randomToken } from '../auth/secrets';
 import { campaignExists } from '../campaigns/campaigns.repo';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { claimDomain } from '../domains/domains.repo';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';

@@ -6,7 +6,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { PivotDeps } from '../analytics/pivot';
 import type { ApiKeyPrincipal } from '../auth/api-keys';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { isUnstorableText } from '../db/errors';
 import { HttpError, validationError } from '../http/errors';
 import { strictBody } from '../http/strict-body';

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { strictBody } from '../http/strict-body';
 import { DestinationInput, DestinationParams, ListDeliveriesQuery } from './postbacks.model';
 import { createDestination, listOrgDeliveries, listOrgDestinations, removeDestination } from './postbacks.service';

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../auth/audit';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import { createSecretBox } from '../shared/secret-box';
 import type { GoogleAdsConnection, GoogleAdsConnectionBody, GoogleAdsSecrets, IntegrationView } from './integrations.model';

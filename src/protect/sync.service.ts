@@ -5,7 +5,7 @@
  */
 import type { Mirror } from '../analytics/mirror/mirror';
 import { type Actor, recordAudit } from '../auth/audit';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import { conflict, HttpError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';

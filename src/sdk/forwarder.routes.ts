@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { notFound } from '../http/errors';
 import { findForwarder } from './forwarder.repo';

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Queryable } from '../db/db';
 import { recordAudit } from '../auth/audit';
 import { fieldError, notFound } from '../http/errors';

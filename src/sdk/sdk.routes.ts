@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { assertSdkPlatform } from '../auth/sdk-keys';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import { clientIp } from '../http/client-ip';
 import type { IpIntel } from '../ipintel/ip-intel';
 import type { Clock } from '../shared/ids';

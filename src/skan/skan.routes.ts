@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
-import type { Config } from '../config';
-import { skanKeyObject } from './skan.keys';
+import type { Config } from '../config/config';
+import { skanKeyObject } from '../config/skan-key';
 import { ListSkanPostbacksQuery, SkanPostbackBody, SkanPostbackQuery } from './skan.model';
 import { checkPostbackRequest, listSkanPostbacks, receivePostback, type SkanDeps } from './skan.service';
 

@@ -6,7 +6,7 @@
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { constantTimeEqual } from '../auth/secrets';
-import type { GooglePubsubConfig } from '../config';
+import type { GooglePubsubConfig } from '../config/config';
 
 const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];
 

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Clock } from '../shared/ids';
 import { appleRootCertificates } from './apple-roots';
 import { createAppleVerifier } from './apple-notifications';

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { LinkChanges } from '../links/link-changes';
 import type { IpHasher } from '../shared/ip-hash';

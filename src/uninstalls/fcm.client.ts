@@ -4,7 +4,7 @@
  */
 import { createServiceAccountTokens, failureOf } from '../shared/google-service-account';
 import { FCM_DATA_KEY, type PushClient, type PushOutcome, type PushTarget } from './push.model';
-import type { FcmAccount } from './push-credentials';
+import type { FcmAccount } from '../config/credential-files';
 
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config';
+import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { Clock } from '../shared/ids';
 import { createApnsClient } from './apns.client';
 import { createUninstallChecker, DEFAULT_CHECKER_OPTIONS, HOUR_MS, type UninstallChecker } from './checker';
 import { createFcmClient } from './fcm.client';
 import type { PushClient } from './push.model';
-import { readApnsKey, readFcmAccount } from './push-credentials';
+import { readApnsKey, readFcmAccount } from '../config/credential-files';
 
 /** How long one provider call (a push, a token exchange) may take. */
 export const PUSH_TIMEOUT_MS = 10_000;

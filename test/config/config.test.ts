@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config';
-import { isTrustedPeer } from '../../src/http/trusted-proxies';
-import { APPLE_SKAN_PUBLIC_KEY } from '../../src/skan/skan.keys';
+import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config/config';
+import { isTrustedPeer } from '../../src/config/trusted-proxies';
+import { APPLE_SKAN_PUBLIC_KEY } from '../../src/config/skan-key';
 import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/pipeline/journal-sync';
 import { runBun } from '../support/process';
 import { tempDir } from '../support/temp-dir';
@@ -321,7 +321,7 @@ describe('the persisted session secret', () => {
 
   test('processes racing on a fresh DATA_DIR all end up with the same secret', async () => {
     const dir = tempDir('config');
-    const script = `const { loadConfig } = await import('./src/config.ts'); console.log(loadConfig({ DATA_DIR: ${JSON.stringify(dir)} }).sessionSecret);`;
+    const script = `const { loadConfig } = await import('./src/config/config.ts'); console.log(loadConfig({ DATA_DIR: ${JSON.stringify(dir)} }).sessionSecret);`;
     const runs = await Promise.all(Array.from({ length: 6 }, () => runBun(['-e', script])));
     for (const run of runs) expect(run.code).toBe(0);
     const secrets = new Set(runs.map((run) => run.stdout.trim()));

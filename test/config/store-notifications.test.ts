@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, DEFAULT_GOOGLE_JWKS_URL, DEFAULT_GOOGLE_PLAY_API_URL, loadConfig } from '../../src/config';
-import { configNotices } from '../../src/config-notices';
+import { ConfigError, DEFAULT_GOOGLE_JWKS_URL, DEFAULT_GOOGLE_PLAY_API_URL, loadConfig } from '../../src/config/config';
+import { configNotices } from '../../src/boot-notices';
 import { readPlayAccount } from '../../src/subscriptions/google-play';
 import { serviceAccount } from '../uninstalls/support';
 import { tempDir } from '../support/temp-dir';

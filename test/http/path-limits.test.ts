@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createServing } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/config';
 import { rateLimitGroup, type RateLimiter } from '../../src/http/rate-limit';
 import { createServices } from '../../src/services';
 import { TEST_BASE_URL } from '../support/app';

@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import fc from 'fast-check';
 import { ulid } from 'ulid';
 import { createServing } from '../../src/app';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/config';
 import { clientIp, normaliseIp, rateLimitKey } from '../../src/http/client-ip';
 import { memoryRateLimiter, rateLimitGroup, redisRateLimiter } from '../../src/http/rate-limit';
 import { createServices } from '../../src/services';

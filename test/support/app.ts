@@ -1,5 +1,5 @@
 import { createServing, type App } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config } from '../../src/config/config';
 import type { Db } from '../../src/db/db';
 import { createServices, type Services, type ServicesOptions } from '../../src/services';
 import { onBeforeClose } from './db';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/config/config';
 import { HOUR_MS, UNINSTALL_CHECK_LOCK } from '../../src/uninstalls/checker';
 import { pushClientsFor } from '../../src/uninstalls/uninstalls.boot';
 import { markUninstalled } from '../../src/uninstalls/uninstalls.repo';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { createFcmClient } from '../../src/uninstalls/fcm.client';
-import { readFcmAccount } from '../../src/uninstalls/push-credentials';
+import { readFcmAccount } from '../../src/config/credential-files';
 import { testApp } from '../support/app';
 import { backends } from '../support/db';
 import { deviceWithToken, fakeFcm, fakeOAuth, fcmError, fcmToken, installState, serviceAccount, testChecker, testClock, uninstallEvents, type FakeAnswer } from './support';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config';
+import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { createMirror, type Mirror } from './mirror';
 import { createMirrorThread } from './mirror.thread';

@@ -1,11 +1,5 @@
-/**
- * The DuckDB settings a node's mirror opens with (MIRROR_MEMORY_MB, MIRROR_THREADS). DuckDB's own
- * defaults are 80% of the machine's memory and a thread per core: far more than a node's share.
- */
-export const DEFAULT_MIRROR_MEMORY_MB = 256;
-export const DEFAULT_MIRROR_THREADS = 1;
-/** Below this DuckDB has too little room to stage and upsert one batch beside its cached blocks. */
-export const MIN_MIRROR_MEMORY_MB = 32;
+/** The DuckDB settings a node's mirror opens with (MIRROR_MEMORY_MB, MIRROR_THREADS). */
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../../config/defaults';
 
 export interface MirrorSettings {
   /** DuckDB's memory_limit in MiB: past it, cached blocks are evicted and work spills to disk. */

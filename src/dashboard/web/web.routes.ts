@@ -6,7 +6,7 @@ import { listApps } from '../../apps/apps.service';
 import { listApiKeys } from '../../auth/api-keys';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { listCampaigns } from '../../campaigns/campaigns.service';
-import type { Config } from '../../config';
+import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { HttpError } from '../../http/errors';
 import { LinkParams } from '../../links/links.model';

@@ -1,5 +1,5 @@
 import type { WriterState } from '../pipeline/click-pipeline';
-import type { Config } from '../../config';
+import type { Config } from '../../config/config';
 import type { ForwardTarget } from '../../http/forwarding';
 
 /**

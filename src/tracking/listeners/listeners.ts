@@ -1,4 +1,4 @@
-import type { Config } from '../../config';
+import type { Config } from '../../config/config';
 import type { ForwardTarget } from '../../http/forwarding';
 import type { LinkChanges } from '../../links/link-changes';
 import { worstWriterState, type WriterState } from '../pipeline/click-pipeline';

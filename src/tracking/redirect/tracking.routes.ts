@@ -2,7 +2,7 @@ import { clientIp, type ProxyTrust } from '../../http/client-ip';
 import { HttpError } from '../../http/errors';
 import { internalError, jsonResponse } from '../../http/http.plugin';
 import type { NativeRoutes, PeerSource } from '../../http/native-routes';
-import type { Config } from '../../config';
+import type { Config } from '../../config/config';
 import { answerBatch } from './answer-batch';
 import { rememberAddresses } from '../../ipintel/address-memo';
 import { openGeoDatabase } from '../enrich/geo';

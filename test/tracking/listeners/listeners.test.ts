@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/config/config';
 import { listenerDataDir } from '../../../src/tracking/listeners/listener-journals';
 import { startTrackingListeners } from '../../../src/tracking/listeners/listeners';
 import { tempDir } from '../../support/temp-dir';

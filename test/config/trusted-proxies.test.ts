@@ -4,7 +4,7 @@ import type { Server } from 'bun';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { clientIp } from '../../src/http/client-ip';
-import { isTrustedPeer, parseTrustedProxies } from '../../src/http/trusted-proxies';
+import { isTrustedPeer, parseTrustedProxies } from '../../src/config/trusted-proxies';
 import { nativeTrackingRoutes } from '../../src/tracking/redirect/tracking.routes';
 import { testApp, TEST_TRACKING_URL } from '../support/app';
 import { backends } from '../support/db';

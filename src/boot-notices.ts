@@ -1,4 +1,4 @@
-import type { Config } from './config';
+import type { Config } from './config/config';
 import { pubsubBootNotice } from './subscriptions/pubsub-auth';
 
 /** The lines the boot log prints about settings that leave a receiver unchecked, or shut. */

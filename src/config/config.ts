@@ -1,74 +1,23 @@
-import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './analytics/mirror/mirror.settings';
-import { parseTrustedProxies, type TrustedNetwork } from './http/trusted-proxies';
-import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan/skan.keys';
-import { DEFAULT_JOURNAL_SYNC_MS } from './tracking/pipeline/journal-sync';
-import { readApnsKey, readFcmAccount } from './uninstalls/push-credentials';
-
-const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
-/** Switches are read case-insensitively. */
-const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH']);
-const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
-const HTTPS_ORIGIN = '^https://[^/?#\\s]+/?$';
-/** Apple's key and team ids: ten upper-case letters and digits. */
-const APPLE_ID = '^[A-Z0-9]{10}$';
-const MAX_UNINSTALL_CHECK_HOURS = 8760;
-/** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
-const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
-
 /**
- * The environment as the service reads it: every variable is a string until parsed here.
- * An empty value counts as unset, so `FOO=` in an env file means "use the default".
+ * The node's configuration: the environment read once at boot (environment.ts), each value parsed
+ * and checked (values.ts and the parsers beside it), so a bad one stops the boot with a
+ * ConfigError naming it (docs/configuration.md).
  */
-const Environment = T.Object({
-  PORT: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a TCP port, 1 to 65535' })),
-  DATA_DIR: T.Optional(T.String({ minLength: 1 })),
-  DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://\\S+$', description: 'a postgres:// URL' })),
-  REDIS_URL: T.Optional(T.String({ pattern: '^rediss?://\\S+$', description: 'a redis:// or rediss:// URL' })),
-  BASE_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  TRACKING_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  SESSION_SECRET: T.Optional(T.String({ minLength: 32, description: 'at least 32 characters' })),
-  INGEST_SECRET: T.Optional(T.String({ minLength: 16, description: 'at least 16 characters' })),
-  TRUST_PROXY: T.Optional(T.String({ pattern: '^(on|off|true|false|yes|no|[0-9]{1,2})$', description: 'on/off or a number of proxy hops' })),
-  TRUSTED_PROXIES: T.Optional(T.String({ minLength: 1, description: 'comma-separated CIDRs' })),
-  RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
-  POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
-  POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
-  POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),
-  MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
-  MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
-  MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),
-  TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
-  CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),
-  DOMAIN_VERIFICATION: T.Optional(T.String({ pattern: '^(dns|off)$', description: 'dns or off' })),
-  JOURNAL_SYNC_MS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'milliseconds, 0 to 99999' })),
-  GEO_CITY_DB: T.Optional(T.String({ minLength: 1, description: 'the path of an MMDB city database' })),
-  GOOGLE_ADS_API_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  GOOGLE_OAUTH_TOKEN_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  SKAN_PUBLIC_KEY: T.Optional(T.String({ minLength: 1, maxLength: 4096, description: 'a P-256 public key, PEM or base64 SPKI' })),
-  SKAN_VERIFY: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
-  APPLE_ROOT_CERTS: T.Optional(T.String({ minLength: 1, description: 'comma-separated paths of PEM or DER certificate files' })),
-  GOOGLE_PLAY_CREDENTIALS: T.Optional(T.String({ minLength: 1, description: 'the path of a service account JSON key' })),
-  GOOGLE_PLAY_API_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  GOOGLE_PUBSUB_TOKEN: T.Optional(T.String({ minLength: 16, maxLength: 256, pattern: '^[A-Za-z0-9._~-]+$', description: '16 to 256 URL-safe characters' })),
-  GOOGLE_PUBSUB_AUDIENCE: T.Optional(T.String({ minLength: 1, maxLength: 2048, description: 'the audience of the push subscription' })),
-  GOOGLE_PUBSUB_EMAIL: T.Optional(T.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'a service account e-mail address' })),
-  GOOGLE_PUBSUB_JWKS_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-  GOOGLE_PUBSUB_AUTH: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
-  UNINSTALL_CHECK_HOURS: T.Optional(T.String({ pattern: '^[0-9]{1,4}$', description: `a number of hours, 0 to ${MAX_UNINSTALL_CHECK_HOURS}` })),
-  APNS_KEY_PATH: T.Optional(T.String({ minLength: 1, description: 'the path of an APNs .p8 key' })),
-  APNS_KEY_ID: T.Optional(T.String({ pattern: APPLE_ID, description: 'a 10-character APNs key id' })),
-  APNS_TEAM_ID: T.Optional(T.String({ pattern: APPLE_ID, description: 'a 10-character Apple team id' })),
-  APNS_URL: T.Optional(T.String({ pattern: HTTPS_ORIGIN, description: 'an https:// origin without a path' })),
-  APNS_CA_PATH: T.Optional(T.String({ minLength: 1, description: 'the path of a PEM certificate file' })),
-  FCM_CREDENTIALS: T.Optional(T.String({ minLength: 1, description: 'the path of a service-account JSON file' })),
-  FCM_URL: T.Optional(T.String({ pattern: HTTP_URL, description: 'an http(s) URL' })),
-});
-type Environment = Static<typeof Environment>;
+import { Value } from '@sinclair/typebox/value';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../tracking/pipeline/journal-sync';
+import { readApnsKey, readFcmAccount } from './credential-files';
+import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
+import { Environment, LOWER_CASED, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
+import { persistentSecret } from './session-secret';
+import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan-key';
+import { parseTrustedProxies, type TrustedNetwork } from './trusted-proxies';
+import { ConfigError, credential, existingFile, httpUrl, isOn, parseUrl, proxyHops } from './values';
+
+export { ConfigError } from './values';
+
+
 
 export interface Config {
   port: number;
@@ -88,7 +37,7 @@ export interface Config {
   trustProxy: number;
   /**
    * TRUSTED_PROXIES: when set, X-Forwarded-For is read only from socket peers in these networks
-   * (parsed once here; match with http/trusted-proxies `isTrustedPeer`).
+   * (parsed once here; match with config/trusted-proxies `isTrustedPeer`).
    */
   trustedProxies: TrustedNetwork[] | undefined;
   rateLimit: boolean;
@@ -128,7 +77,7 @@ export interface Config {
    */
   googleOauthTokenUrl: string;
   /**
-   * SKAN_PUBLIC_KEY: the key SKAdNetwork postbacks are verified with, base64 SPKI (src/skan/skan.keys.ts);
+   * SKAN_PUBLIC_KEY: the key SKAdNetwork postbacks are verified with, base64 SPKI (src/config/skan-key.ts);
    * Apple's own unless set (for tests and private networks).
    */
   skanPublicKey: string;
@@ -221,16 +170,9 @@ function trackingThreads(value: string | undefined, databaseUrl: string | undefi
   return threads;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
-    super(`invalid ${variable}: ${reason}`);
-  }
-}
 
-const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', 'package.json'), 'utf8')).version;
+const VERSION: string = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', 'package.json'), 'utf8')).version;
 
-/** Variables whose values may carry a secret (a password inside a URL counts). */
-const SECRET_VARIABLES = new Set(['SESSION_SECRET', 'INGEST_SECRET', 'DATABASE_URL', 'REDIS_URL', 'GOOGLE_PUBSUB_TOKEN']);
 
 /** Parses the environment once; a bad value throws a ConfigError naming the variable, so boot fails fast. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -313,19 +255,6 @@ function googlePubsub(e: Environment): GooglePubsubConfig {
   };
 }
 
-/** A file the node maps later: a wrong path stops the boot here rather than the first lookup. */
-function existingFile(variable: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const path = resolve(value);
-  let isFile = false;
-  try {
-    isFile = statSync(path).isFile();
-  } catch {
-    // Reported below, with the path.
-  }
-  if (!isFile) throw new ConfigError(variable, `${JSON.stringify(path)} is not an existing file`);
-  return path;
-}
 
 function skanPublicKey(value: string | undefined): string {
   if (value === undefined) return APPLE_SKAN_PUBLIC_KEY;
@@ -366,22 +295,8 @@ function fcmSettings(e: Environment): FcmSettings | undefined {
   return { credentialsPath, url: httpUrl('FCM_URL', e.FCM_URL ?? 'https://fcm.googleapis.com') };
 }
 
-function credential(variable: string, read: () => unknown): void {
-  try {
-    read();
-  } catch (error) {
-    throw new ConfigError(variable, `the file ${(error as Error).message}`);
-  }
-}
 
-const isOn = (value: string) => ['on', 'true', 'yes', '1'].includes(value);
 
-/** TRUST_PROXY: unset/off = 0 hops; on/true/yes = 1 (one load balancer); a number = that many hops. */
-function proxyHops(value: string | undefined): number {
-  if (value === undefined) return 0;
-  if (/^[0-9]+$/.test(value)) return Number(value);
-  return isOn(value) ? 1 : 0;
-}
 
 function mirrorMemoryMb(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MIRROR_MEMORY_MB;
@@ -402,56 +317,5 @@ function trustedProxies(value: string | undefined, hops: number): TrustedNetwork
   }
 }
 
-function parseUrl(variable: string, value: string): URL {
-  try {
-    return new URL(value);
-  } catch {
-    throw new ConfigError(variable, `${SECRET_VARIABLES.has(variable) ? 'the value' : JSON.stringify(value)} is not a valid URL`);
-  }
-}
 
-/** An http(s) URL without a trailing slash, so paths can be appended to it. */
-function httpUrl(variable: string, value: string): string {
-  parseUrl(variable, value);
-  return value.replace(/\/+$/, '');
-}
 
-/**
- * A secret generated on first boot and kept under DATA_DIR, so the embedded default needs no
- * setup. Written to a private temporary file, then hard-linked into place: on EEXIST another
- * process won the race and its secret is read, so every process on one DATA_DIR agrees.
- */
-function persistentSecret(dataDir: string, name: string): string {
-  const file = join(dataDir, name);
-  const existing = readSecret(file);
-  if (existing !== undefined) return existing;
-  try {
-    mkdirSync(dataDir, { recursive: true });
-  } catch (error) {
-    throw new ConfigError('DATA_DIR', `cannot create ${dataDir}: ${(error as Error).message}`);
-  }
-  const temporary = join(dataDir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}`);
-  writeFileSync(temporary, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temporary, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(temporary, { force: true });
-  }
-  const secret = readSecret(file);
-  if (secret === undefined) throw new ConfigError('SESSION_SECRET', `could not read the generated secret in ${file}`);
-  return secret;
-}
-
-function readSecret(file: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  if (text.length < 32) throw new ConfigError('SESSION_SECRET', `the stored secret in ${file} is shorter than 32 characters; delete the file or set SESSION_SECRET`);
-  return text;
-}
