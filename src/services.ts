@@ -10,7 +10,7 @@ import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/ra
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
-import { createPendingBeacons, type PendingBeacons } from './protect/beacon.pending';
+import { createPendingBeacons, type PendingBeacons } from './protect/beacon/beacon.pending';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
@@ -64,7 +64,7 @@ export interface Services {
   writeBurst: WriteBurst;
   /** Matches conversions whose click landed after them (src/conversions/conversions.matcher.ts). */
   lateMatcher: LateMatcher;
-  /** Applies landing-page beacons whose click landed after them (src/protect/beacon.pending.ts). */
+  /** Applies landing-page beacons whose click landed after them (src/protect/beacon/beacon.pending.ts). */
   pendingBeacons: PendingBeacons;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;

@@ -11,7 +11,7 @@ import { isUnstorableText } from '../db/errors';
 import { HttpError, validationError } from '../http/errors';
 import { strictBody } from '../http/strict-body';
 import type { LinksDeps } from '../links/links.service';
-import type { ExportDeps } from '../protect/export.service';
+import type { ExportDeps } from '../protect/export/export.service';
 import type { RouteTestDeps } from '../smartlinks/route-test.service';
 import { jsonSchema } from './json-schema';
 

@@ -3,8 +3,8 @@ import { recordAudit } from '../auth/audit';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Db } from '../db/db';
 import { strictBody } from '../http/strict-body';
-import { ExportQuery, parseExportDays } from './export.model';
-import { invalidClicksCsv, type ExportDeps } from './export.service';
+import { ExportQuery, parseExportDays } from './export/export.model';
+import { invalidClicksCsv, type ExportDeps } from './export/export.service';
 import { ProtectSettings } from './settings.model';
 import { selectInvalidThreshold, updateInvalidThreshold } from './settings.repo';
 

@@ -3,7 +3,7 @@ import { DAY_MS } from '../attribution/tiers/tier';
 import { runWaterfall } from '../attribution/waterfall';
 import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
-import { scoreInstalledClick } from '../protect/install-signals';
+import { scoreInstalledClick } from '../protect/scoring/install-signals';
 import { newId, type Clock } from '../shared/ids';
 import { instantOf } from '../shared/timestamp';
 import type { IpHasher } from '../shared/ip-hash';

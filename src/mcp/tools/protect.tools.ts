@@ -1,9 +1,9 @@
 /** invalid_clicks: the invalid-click export (GET /api/protect/export) as ranked rows. */
 import { Type } from '@sinclair/typebox';
 import { selectCampaignNames } from '../../campaigns/campaigns.repo';
-import { DEFAULT_EXPORT_DAYS, MAX_EXPORT_DAYS } from '../../protect/export.model';
-import { readInvalidIps } from '../../protect/export.service';
-import { orderReasons } from '../../protect/risk-signals';
+import { DEFAULT_EXPORT_DAYS, MAX_EXPORT_DAYS } from '../../protect/export/export.model';
+import { readInvalidIps } from '../../protect/export/export.service';
+import { orderReasons } from '../../protect/scoring/risk-signals';
 import { table } from '../render';
 import { keyedTool } from '../tool';
 

@@ -1,5 +1,5 @@
 import { openIpIntel, type IpIntel, type IpIntelOptions } from '../../ipintel/ip-intel';
-import { createRepeatWindow } from '../../protect/repeat-window';
+import { createRepeatWindow } from '../../protect/scoring/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';

@@ -1,7 +1,7 @@
 import { isbot } from 'isbot';
 import type { IpIntel } from '../../ipintel/ip-intel';
-import { scoreClick, type ClickFacts } from '../../protect/click-signals';
-import type { RepeatWindow } from '../../protect/repeat-window';
+import { scoreClick, type ClickFacts } from '../../protect/scoring/click-signals';
+import type { RepeatWindow } from '../../protect/scoring/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { claimedEngine, type CrawlerVerifier, type SearchEngine } from './crawlers';
@@ -143,7 +143,7 @@ export const botStep: IngestionStep = {
   },
 };
 
-/** The click's own risk signals (src/protect/click-signals.ts); beacons and installs add theirs later. */
+/** The click's own risk signals (src/protect/scoring/click-signals.ts); beacons and installs add theirs later. */
 export const riskStep: IngestionStep = {
   name: 'risk',
   run(work, { ipIntel, repeats }) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
-import { createRepeatWindow } from '../../../src/protect/repeat-window';
+import { createRepeatWindow } from '../../../src/protect/scoring/repeat-window';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createAddressCache } from '../../../src/tracking/enrich/address-facts';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
-import { createRepeatWindow } from '../../../src/protect/repeat-window';
+import { createRepeatWindow } from '../../../src/protect/scoring/repeat-window';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';
 import { openGeoDatabase } from '../../../src/tracking/enrich/geo';

@@ -1,4 +1,4 @@
-import type { IntegrationView } from '../../../protect/integrations.model';
+import type { IntegrationView } from '../../../protect/sync/integrations.model';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
