@@ -12,7 +12,7 @@ import { dashboardExportRoutes } from './dashboard/export/export.routes';
 import { realtimeRoutes } from './dashboard/realtime/realtime.routes';
 import { assetsRoutes } from './dashboard/web/assets.routes';
 import { webRoutes } from './dashboard/web/web.routes';
-import { openApiDocument, type RouteSource } from './openapi/openapi.document';
+import { openApiDocument, type RouteSource } from './openapi/openapi-document';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { TRACKING_ROUTE_DOCS } from './tracking/redirect/tracking.docs';
 import { domainsRoutes } from './domains/domains.routes';

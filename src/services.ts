@@ -9,8 +9,8 @@ import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './links/link-changes';
-import { createLateMatcher, type LateMatcher } from './conversions/conversions.matcher';
-import { createPendingBeacons, type PendingBeacons } from './protect/beacon/beacon.pending';
+import { createLateMatcher, type LateMatcher } from './conversions/late-matcher';
+import { createPendingBeacons, type PendingBeacons } from './protect/beacon/pending-beacons';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
@@ -22,9 +22,9 @@ import type { UninstallChecker } from './uninstalls/checker';
 import { createUninstallCheckerFor } from './uninstalls/uninstalls.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
-import { createClickCounter, type ClickCounter } from './analytics/realtime.counter';
+import { createClickCounter, type ClickCounter } from './analytics/realtime-counter';
 import { realtimeSnapshot } from './analytics/realtime';
-import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime.streams';
+import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime-streams';
 
 /**
  * The long-lived parts one node runs beside its routes. main.ts builds them once; tests build
@@ -51,10 +51,10 @@ export interface Services {
   clickPipeline: Tracking['clickPipeline'];
   /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror/mirror.ts). */
   mirror: Mirror;
-  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime.counter.ts). */
+  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime-counter.ts). */
   clickCounter: ClickCounter;
   /**
-   * The realtime event streams open on this node (src/dashboard/realtime/realtime.streams.ts);
+   * The realtime event streams open on this node (src/dashboard/realtime/realtime-streams.ts);
    * main.ts closes them before it waits for the requests in flight.
    */
   realtimeStreams: RealtimeStreams;
@@ -62,9 +62,9 @@ export interface Services {
   postbackWorker: PostbackWorker;
   /** Rows the hot write paths commit; while they pour in, the mirror waits (src/shared/write-burst.ts). */
   writeBurst: WriteBurst;
-  /** Matches conversions whose click landed after them (src/conversions/conversions.matcher.ts). */
+  /** Matches conversions whose click landed after them (src/conversions/late-matcher.ts). */
   lateMatcher: LateMatcher;
-  /** Applies landing-page beacons whose click landed after them (src/protect/beacon/beacon.pending.ts). */
+  /** Applies landing-page beacons whose click landed after them (src/protect/beacon/pending-beacons.ts). */
   pendingBeacons: PendingBeacons;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import type { Clock } from '../shared/ids';
-import { MINUTE_MS, minuteOf, REALTIME_WINDOW_MINUTES, type ClickCounter } from './realtime.counter';
+import { MINUTE_MS, minuteOf, REALTIME_WINDOW_MINUTES, type ClickCounter } from './realtime-counter';
 import { selectClickCounts, selectStoredCounts, type MinuteCount } from './realtime.repo';
 
 /** GET /api/dashboard/realtime: the organization's last 15 minutes, the current one included, oldest first. */

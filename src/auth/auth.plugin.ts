@@ -28,7 +28,7 @@ function queryParam(url: string, name: string): string | undefined {
   return new URLSearchParams(url.slice(query + 1)).get(name) ?? undefined;
 }
 
-/** The OpenAPI security of a route with each option (src/openapi/openapi.document.ts names the schemes). */
+/** The OpenAPI security of a route with each option (src/openapi/openapi-document.ts names the schemes). */
 type Security = Record<string, string[]>[];
 const apiKeySecurity = (mode: true | 'header-or-query'): Security => (mode === true ? [{ apiKey: [] }] : [{ apiKey: [] }, { apiKeyQuery: [] }]);
 const SDK_KEY_SECURITY: Security = [{ sdkKey: [] }, { sdkKeyQuery: [] }];

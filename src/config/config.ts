@@ -46,7 +46,7 @@ export interface Config {
   postbackHostRate: number;
   postbackHostBurst: number;
   mirrorIntervalMs: number;
-  /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror.settings.ts). */
+  /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror-settings.ts). */
   mirrorMemoryMb: number;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
   mirrorThreads: number;

@@ -4,7 +4,7 @@ import { HttpError, unauthorized, validationError, type ValidationBody } from '.
 import { strictBody } from '../http/strict-body';
 import { newId, type Clock } from '../shared/ids';
 import type { ClickWaitTiming } from '../tracking/click-arrival';
-import { matchClick } from './conversions.match';
+import { matchClick } from './click-match';
 import {
   ConversionInput,
   toConversion,

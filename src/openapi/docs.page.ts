@@ -1,6 +1,6 @@
 import { html, type Html } from '../dashboard/web/html';
 import { publicPage } from '../dashboard/web/layout';
-import { SECURITY_SCHEMES } from './openapi.document';
+import { SECURITY_SCHEMES } from './openapi-document';
 
 /** GET /docs: the OpenAPI document rendered on the server as one page, grouped by tag; no script. */
 

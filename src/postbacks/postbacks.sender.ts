@@ -1,8 +1,8 @@
 import { hmacSha256Hex } from '../auth/secrets';
 import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
-import type { HostPacer } from './postbacks.pacer';
+import type { HostPacer } from './host-pacer';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
-import { renderTemplate } from './postbacks.template';
+import { renderTemplate } from './postback-template';
 
 export interface SendOptions {
   allowPrivate: boolean;

@@ -8,7 +8,7 @@ import { newId } from '../shared/ids';
 import { resolveTarget, type Lookup } from '../shared/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
 import { deleteDestination, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
-import { templateProblems } from './postbacks.template';
+import { templateProblems } from './postback-template';
 
 const DESTINATION_REFUSED_AT_CREATION = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/db';
-import { createHostPacer } from './postbacks.pacer';
+import { createHostPacer } from './host-pacer';
 import { claimDueDeliveries, recordOutcome } from './postbacks.repo';
 import { attemptDelivery, type SendOptions } from './postbacks.sender';
 

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { WholeNumber } from '../http/strict-body';
 
-/** The postback versions whose signed field lists are known (skan.signature.ts). */
+/** The postback versions whose signed field lists are known (skan-signature.ts). */
 export const SKAN_VERSIONS = ['2.2', '3.0', '4.0'] as const;
 export type SkanVersion = (typeof SKAN_VERSIONS)[number];
 

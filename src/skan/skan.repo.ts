@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import type { SourceIdentifierMatch } from './skan.decode';
+import type { SourceIdentifierMatch } from './skan-decode';
 import type { DecodedPostback, SkanFigures, SkanPostbackRow } from './skan.model';
 
 const COLUMNS = `id, org_id, app_id, campaign_id, transaction_id, version, ad_network_id, source_identifier, source_app_id,

@@ -3,7 +3,7 @@ import type { Db } from '../db/db';
 import { badRequest, fieldError, HttpError, validationError, type ValidationBody } from '../http/errors';
 import { strictBody } from '../http/strict-body';
 import { newId } from '../shared/ids';
-import { canonicalAppStoreId, decodePostback, sourceIdentifierMatch } from './skan.decode';
+import { canonicalAppStoreId, decodePostback, sourceIdentifierMatch } from './skan-decode';
 import {
   DEFAULT_LIST_LIMIT,
   ORG_ID_PATTERN,
@@ -14,7 +14,7 @@ import {
   type SkanVersion,
 } from './skan.model';
 import * as repo from './skan.repo';
-import { verifySignature } from './skan.signature';
+import { verifySignature } from './skan-signature';
 
 export interface SkanDeps {
   db: Db;

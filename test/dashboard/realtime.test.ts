@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createClickCounter, MINUTE_MS, minuteOf } from '../../src/analytics/realtime.counter';
+import { createClickCounter, MINUTE_MS, minuteOf } from '../../src/analytics/realtime-counter';
 import { realtimeSnapshot } from '../../src/analytics/realtime';
 import { newId } from '../../src/shared/ids';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';
@@ -148,7 +148,7 @@ for (const backend of backends()) {
     });
 
     test('heartbeats keep a quiet stream alive', async () => {
-      const { createRealtimeStreams } = await import('../../src/dashboard/realtime/realtime.streams');
+      const { createRealtimeStreams } = await import('../../src/dashboard/realtime/realtime-streams');
       const streams = createRealtimeStreams(async () => ({ same: true }), { pollMs: 20, heartbeatMs: 30 });
       const stream = events(streams.open('org', new AbortController().signal));
       expect(await stream.next()).toEqual({ same: true });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { readRows } from '../../src/analytics/mirror/mirror.read';
+import { readRows } from '../../src/analytics/mirror/mirror-read';
 import type { CountRequest } from '../../src/growth/spike';
 import { countTraffic } from '../../src/growth/tv-airings.repo';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
 import { documented } from '../../src/openapi/documented';
-import { openApiDocument, type RouteSource } from '../../src/openapi/openapi.document';
+import { openApiDocument, type RouteSource } from '../../src/openapi/openapi-document';
 
 const TRACKING_URL = 'http://track.example';
 

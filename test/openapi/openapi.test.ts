@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openApiPath } from '../../src/openapi/openapi.document';
+import { openApiPath } from '../../src/openapi/openapi-document';
 import { TRACKING_ROUTE_DOCS } from '../../src/tracking/redirect/tracking.docs';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';
 import { backends } from '../support/db';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { createHostPacer, type HostPacer } from '../../src/postbacks/postbacks.pacer';
+import { createHostPacer, type HostPacer } from '../../src/postbacks/host-pacer';
 
 let ids = 0;
 /** A new delivery asking at `now`. */

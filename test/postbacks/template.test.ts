@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { ConversionPayload } from '../../src/postbacks/postbacks.model';
 import { retryDelayMs } from '../../src/postbacks/postbacks.sender';
-import { renderTemplate, templateProblems } from '../../src/postbacks/postbacks.template';
+import { renderTemplate, templateProblems } from '../../src/postbacks/postback-template';
 
 const payload = (over: Partial<ConversionPayload> = {}): ConversionPayload => ({
   id: '01JCONVERSION0000000000000',

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey, skanKeyObject } from '../../src/config/skan-key';
 import { SKAN_VERSIONS, type SkanPostbackBody, type SkanVersion } from '../../src/skan/skan.model';
-import { SIGNATURE_SEPARATOR, SIGNED_FIELDS, signatureMessage, verifySignature } from '../../src/skan/skan.signature';
+import { SIGNATURE_SEPARATOR, SIGNED_FIELDS, signatureMessage, verifySignature } from '../../src/skan/skan-signature';
 import { APPLE_EXAMPLES, testSigner } from './support';
 
 type Postback = Record<string, string | number | boolean>;

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { SkanPostbackBody, SkanVersion } from '../../src/skan/skan.model';
-import { signatureMessage } from '../../src/skan/skan.signature';
+import { signatureMessage } from '../../src/skan/skan-signature';
 
 type Postback = Record<string, string | number | boolean>;
 

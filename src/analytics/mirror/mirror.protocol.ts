@@ -1,4 +1,4 @@
-import type { MirrorSettings } from './mirror.settings';
+import type { MirrorSettings } from './mirror-settings';
 
 /**
  * Messages between a node's main thread and its mirror thread (mirror.thread.ts and

@@ -1,10 +1,10 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { assertIdentifier, type Queryable } from '../../db/db';
 import { errorMessage } from '../../shared/error-message';
-import { readRows } from './mirror.read';
-import { createCursorTable, CURSOR_SEQ, CURSOR_TABLE, CURSOR_TXID, describeTable, syncDuckTable, type MirrorTable } from './mirror.schema';
-import { duckSettings, type MirrorSettings } from './mirror.settings';
-import { MIRRORED_TABLES } from './mirror.tables';
+import { readRows } from './mirror-read';
+import { createCursorTable, CURSOR_SEQ, CURSOR_TABLE, CURSOR_TXID, describeTable, syncDuckTable, type MirrorTable } from './mirror-schema';
+import { duckSettings, type MirrorSettings } from './mirror-settings';
+import { MIRRORED_TABLES } from './mirror-tables';
 
 /**
  * The DuckDB analytics mirror: a columnar copy of the registered Postgres tables, never a

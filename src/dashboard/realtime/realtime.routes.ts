@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { RealtimeBody, wantsEventStream } from './realtime.model';
-import type { RealtimeStreams } from './realtime.streams';
+import type { RealtimeStreams } from './realtime-streams';
 
 /**
  * GET /api/dashboard/realtime (session): the counters as JSON, or with `Accept: text/event-stream`

@@ -44,7 +44,7 @@ function beaconFields(request: BeaconRequest): BeaconFields {
 /**
  * Records a beacon for the click it names. A click id minted moments ago is waited for as
  * conversions wait; if it is still not written, the beacon waits in storage for the pending pass
- * (beacon.pending.ts). Any other unknown id is 404, another organization's click included.
+ * (pending-beacons.ts). Any other unknown id is 404, another organization's click included.
  */
 export async function recordBeacon(deps: BeaconDeps, request: BeaconRequest): Promise<BeaconOutcome> {
   const clickId = request.click_id;

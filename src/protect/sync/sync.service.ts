@@ -18,7 +18,7 @@ import { claimSyncLease, findIntegration, releaseSyncLease, renewSyncLease, type
 import { openGoogleAds } from './integrations.service';
 import { selectInvalidThreshold } from '../settings.repo';
 import type { SyncSummary } from './sync.model';
-import { planCampaign } from './sync.plan';
+import { planCampaign } from './sync-plan';
 import { recordExclusions, selectOwnedExclusions, selectSyncCampaigns, type SyncCampaign } from './sync.repo';
 
 export interface ProtectSyncDeps {

@@ -5,7 +5,7 @@
  * forwarded to the main thread's app (src/http/forwarding.ts). Started by listeners.ts.
  */
 import type { Server } from 'bun';
-import { createClickCounter } from '../../analytics/realtime.counter';
+import { createClickCounter } from '../../analytics/realtime-counter';
 import { openPostgres } from '../../db/postgres';
 import { ipIntelOptionsFor, openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';

@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { applyBatch, type Batch, type Mirror } from '../../../src/analytics/mirror/mirror';
-import { createCursorTable, CURSOR_SEQ, CURSOR_TXID, describeTable, syncDuckTable } from '../../../src/analytics/mirror/mirror.schema';
+import { createCursorTable, CURSOR_SEQ, CURSOR_TXID, describeTable, syncDuckTable } from '../../../src/analytics/mirror/mirror-schema';
 import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS } from '../../../src/config/defaults';
 import type { Db, Queryable } from '../../../src/db/db';
 import { newId } from '../../../src/shared/ids';

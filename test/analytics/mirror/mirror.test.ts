@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { MIRRORED_TABLES } from '../../../src/analytics/mirror/mirror.tables';
+import { MIRRORED_TABLES } from '../../../src/analytics/mirror/mirror-tables';
 import { newId } from '../../../src/shared/ids';
 import { insertClick } from '../../support/clicks';
 import { backends } from '../../support/db';

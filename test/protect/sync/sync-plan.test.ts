@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { BlocklistEntry } from '../../../src/protect/sync/blocklist.repo';
 import { criterionBlock, ipCriteriaQuery, isGoogleAdsCampaignId, rangeCovers, type IpCriterion } from '../../../src/protect/sync/google-ads/ip-criteria';
-import { IP_EXCLUSIONS_PER_CAMPAIGN, planCampaign } from '../../../src/protect/sync/sync.plan';
+import { IP_EXCLUSIONS_PER_CAMPAIGN, planCampaign } from '../../../src/protect/sync/sync-plan';
 
 const at = (minutesAgo: number) => new Date(Date.UTC(2026, 10, 20, 12, 0) - minutesAgo * 60_000);
 const entry = (ip_block: string, score = 60, minutesAgo = 0): BlocklistEntry => ({ ip_block, score, last_seen: at(minutesAgo) });

@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import fc from 'fast-check';
-import { decimalCast, describeTable, mapColumn } from '../../../src/analytics/mirror/mirror.schema';
+import { decimalCast, describeTable, mapColumn } from '../../../src/analytics/mirror/mirror-schema';
 import { newId } from '../../../src/shared/ids';
 import { backends } from '../../support/db';
 import { planNodes } from '../../support/plans';
