@@ -6,13 +6,13 @@ import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';
 import { eventually } from '../support/wait';
+import { cookieOf } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).
 setDefaultTimeout(120_000);
 
 
-const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 
 /** A user (and organization) signed in through the real /register route. */
 async function signedIn(t: TestApp) {

@@ -4,14 +4,13 @@ import { createUser } from '../../src/auth/accounts.service';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http';
+import { cookieOf, expectSecurityHeaders } from '../support/http';
 import { awayFromWindowEnd } from '../support/rate-window';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);
 
 const PASSWORD = 'correct horse';
-const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 
 /** A user signed in through /register, with a second session from /login. */
 async function userWithTwoSessions(t: TestApp) {

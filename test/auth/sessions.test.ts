@@ -4,7 +4,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/shared/ids';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http';
+import { cookieOf, expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine (the import above
 // covers the shared cleanup hooks; this covers the tests of this file).
@@ -12,7 +12,6 @@ setDefaultTimeout(120_000);
 
 
 const email = () => `u${newId().toLowerCase()}@example.com`;
-const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 const count = async (db: { query: (text: string, params?: unknown[]) => Promise<unknown[]> }, table: string) =>
   ((await db.query(`SELECT count(*)::int AS n FROM ${table}`)) as { n: number }[])[0]!.n;
 

@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import { newId } from '../../src/shared/ids';
-import { body, testApp } from '../support/app';
+import { body, poster, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
@@ -11,7 +11,7 @@ for (const backend of backends()) {
   describe(`conversions on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, {}, { mirror: false, workers: false });
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/conversions');
     const rows = (orgId: string) => db.query<Record<string, any>>('SELECT * FROM conversions WHERE org_id = $1 ORDER BY created_at, id', [orgId]);
 
     describe('POST /api/v1/conversions', () => {

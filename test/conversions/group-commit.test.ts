@@ -1,6 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
-import { body, testApp } from '../support/app';
+import { body, poster, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
@@ -14,7 +14,7 @@ for (const backend of backends()) {
   describe(`conversions written together on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, {}, { mirror: false, workers: false });
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/conversions');
     const destination = async (auth: Record<string, string>, json: Record<string, unknown>) => {
       const res = await t.request('/api/v1/postback-destinations', { method: 'POST', headers: auth, json });
       expect(res.status).toBe(201);

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ulid } from 'ulid';
 import { clickIdTime, DEFAULT_CLICK_WAIT, isFreshClickId } from '../../src/tracking/click-arrival';
 import { newId } from '../../src/shared/ids';
-import { body, testApp } from '../support/app';
+import { body, poster, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
@@ -39,7 +39,7 @@ for (const backend of backends()) {
     const t = await testApp(db, {}, { mirror: false, workers: false });
     // These tests run the late matcher themselves, to see what each pass matched.
     await t.services.lateMatcher.stop();
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/conversions');
     const conversion = async (id: string) => (await db.query<Record<string, any>>('SELECT * FROM conversions WHERE id = $1', [id]))[0]!;
 
     test('a conversion posted while its click is still in the pipeline waits for it and matches', async () => {

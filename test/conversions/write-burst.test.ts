@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { WRITE_BURST_PER_SECOND } from '../../src/shared/write-burst';
-import { testApp } from '../support/app';
+import { poster, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
@@ -18,7 +18,7 @@ for (const backend of backends()) {
   describe(`a conversion burst and the mirror on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, { MIRROR_INTERVAL_MS: '20' }, { workers: false });
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/conversions', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/conversions');
     const mirrored = async (orgId: string) =>
       Number((await t.services.mirror.query<{ n: number | bigint }>('SELECT count(*) AS n FROM conversions WHERE org_id = $1', [orgId]))[0]!.n);
 

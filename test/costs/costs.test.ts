@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { DAY_ERROR } from '../../src/shared/timestamp';
-import { body, testApp } from '../support/app';
+import { body, poster, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
 
@@ -9,7 +9,7 @@ for (const backend of backends()) {
   describe(`cost import on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, {}, { mirror: false, workers: false });
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/costs', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/costs');
     const costs = (orgId: string) =>
       db.query<Record<string, any>>("SELECT campaign_id, to_char(day, 'YYYY-MM-DD') AS day, spend, currency, impressions FROM costs WHERE org_id = $1 ORDER BY campaign_id, day", [orgId]);
 

@@ -7,6 +7,7 @@ import type { RunningServer } from '../support/server';
 import { eventually } from '../support/wait';
 import { e2eBackends, startTrackingServer, type E2eBackend } from './tracking-support';
 import { CHROMIUM, inPage, recordSdkCalls, serveLandingSite, stored, USER_AGENT, type LandingSite } from './web-sdk-support';
+import { clickIdOf } from '../support/clicks';
 
 /**
  * The web SDK (sdk/web) in Debian's Chromium against the real server: the example landing page
@@ -64,13 +65,12 @@ for (const backend of await e2eBackends()) {
 
     /** Opens the tracking link with the landing page as its visible `url`, as an ad click would. */
     const viaRedirect = (page: Page, landingPath: string) => page.goto(`${server.url}/c/${slug}?url=${encodeURIComponent(`${site.url}${landingPath}`)}`);
-    const clickIdOf = (page: Page) => new URL(page.url()).searchParams.get('svc_click_id')!;
 
     test('a page loaded from a /c redirect keeps the click id, and its install is attributed CLICK_ID', async () => {
       const { page, sdk } = await newPage();
       const installed = page.waitForResponse((r) => r.url() === `${server.url}/api/sdk/v1/install`);
       await viaRedirect(page, '/landing');
-      const clickId = clickIdOf(page);
+      const clickId = clickIdOf(page.url());
       expect(clickId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(page.url().startsWith(`${site.url}/landing?svc_click_id=`)).toBe(true);
       const answer = await installed;
@@ -92,7 +92,7 @@ for (const backend of await e2eBackends()) {
     test("the beacon updates the click's risk", async () => {
       const { page } = await newPage();
       await viaRedirect(page, '/landing');
-      const clickId = clickIdOf(page);
+      const clickId = clickIdOf(page.url());
       await page.waitForFunction("document.getElementById('attribution').textContent === 'CLICK_ID'");
       await page.mouse.wheel(0, 400);
       // Scroll events are dispatched on the frames after the position changed.
@@ -114,7 +114,7 @@ for (const backend of await e2eBackends()) {
     test('consent pending sends nothing until granted; then the install, with the kept click id, and every queued event', async () => {
       const { page, sdk } = await newPage();
       await viaRedirect(page, '/consent');
-      const clickId = clickIdOf(page);
+      const clickId = clickIdOf(page.url());
       expect(await inPage(page, 'SvcSdk.consentStatus()')).toBe('pending');
       expect(await page.isVisible('#consent')).toBe(true);
       await inPage(page, "for (let n = 1; n <= 21; n++) SvcSdk.logEvent('pending_' + n)");
@@ -146,7 +146,7 @@ for (const backend of await e2eBackends()) {
     test('consent denied clears the queue and nothing is ever sent', async () => {
       const { page, sdk } = await newPage();
       await viaRedirect(page, '/consent');
-      clicks.denied = clickIdOf(page);
+      clicks.denied = clickIdOf(page.url());
       await inPage(page, "for (let n = 1; n <= 5; n++) SvcSdk.logEvent('denied_' + n)");
       expect(await inPage(page, 'SvcSdk.queueStats()')).toEqual({ queued: 6, dropped: 0 });
       await page.click('#decline');

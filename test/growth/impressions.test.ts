@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { UNKNOWN_APP } from '../../src/growth/impressions.service';
 import { TIMESTAMP_ERROR } from '../../src/shared/timestamp';
-import { body, testApp } from '../support/app';
+import { body, poster, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, hoursAgo, sdkApp } from '../support/sdk-fixtures';
@@ -29,7 +29,7 @@ for (const backend of backends()) {
     const db = await backend.create();
     const t = await testApp(db, { TRUST_PROXY: '1' }, { mirror: false, workers: false });
     const { ipHasher } = t.services;
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/impressions', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/impressions');
     const stored = (orgId: string) =>
       db.query<StoredImpression>(
         `SELECT campaign_id, app_id, creative_id, placement, partner, ip_day_hash, household_hash, user_agent, os, device_type, country,

@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import { WINDOW_NOT_OVER } from '../../src/growth/tv-airings.service';
 import { newId } from '../../src/shared/ids';
-import { body, TEST_TRACKING_URL, testApp } from '../support/app';
+import { body, poster, TEST_TRACKING_URL, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
@@ -18,7 +18,7 @@ for (const backend of backends()) {
   describe(`TV airings on ${backend.name}`, async () => {
     const db = await backend.create();
     const t = await testApp(db, { TRUST_PROXY: '1' }, { workers: false });
-    const post = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/tv-airings', { method: 'POST', headers: auth, json });
+    const post = poster(t, '/api/v1/tv-airings');
     const list = async (auth: Record<string, string>, query = '') => body(await t.request(`/api/v1/tv-airings${query}`, { headers: auth }));
     const storedCount = async (orgId: string) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM tv_airings WHERE org_id = $1', [orgId]))[0]!.n;
     // A whole minute well in the past, so every window has ended.

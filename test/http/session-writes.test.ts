@@ -3,13 +3,12 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, TEST_BASE_URL } from '../support/app';
 import { backends } from '../support/db';
-import { expectSecurityHeaders } from '../support/http';
+import { cookieOf, expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);
 
 const email = () => `u${newId().toLowerCase()}@example.com`;
-const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 const FOREIGN = 'https://attacker.example';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

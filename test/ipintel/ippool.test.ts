@@ -5,14 +5,13 @@ import { body, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
-import { expectSecurityHeaders } from '../support/http';
+import { cookieOf, expectSecurityHeaders } from '../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);
 
 const HOUR = 60 * 60 * 1000;
 const ago = (ms: number) => new Date(Date.now() - ms);
-const cookieOf = (response: Response) => response.headers.get('set-cookie')!.split(';')[0]!;
 
 for (const backend of backends()) {
   describe(`GET /api/dashboard/ippool/lookup on ${backend.name}`, async () => {

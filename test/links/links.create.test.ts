@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
-import { auditRows, ISO, recordPublishes } from './support';
+import { auditRows, ISO, recordPublishes, storedLink } from './support';
 
 for (const backend of backends()) {
   describe(`links API, create, on ${backend.name}`, async () => {
@@ -11,7 +11,6 @@ for (const backend of backends()) {
     const publishes = recordPublishes(t.services.linkChanges);
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/links', { method: 'POST', headers: auth, json });
     const linkCount = async (orgId: string) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM links WHERE org_id = $1', [orgId]))[0]!.n;
-    const storedLink = async (id: string) => (await db.query('SELECT * FROM links WHERE id = $1', [id]))[0];
 
     describe('POST /api/v1/links', () => {
       test('an empty body makes a tracking link with a generated slug on the tracking host', async () => {
@@ -70,7 +69,7 @@ for (const backend of backends()) {
           domain_status: 'unverified',
         });
         expect(link.domain_note).toContain('links on go.example.com answer 404 until this organization verifies the domain');
-        const row = await storedLink(link.id);
+        const row = await storedLink(db, link.id);
         expect(row).toMatchObject({ org_id: orgId, domain: 'go.example.com', slug: 'Spring_Sale-1', rules: stored, pass_params: true, preview });
       });
 
@@ -100,7 +99,7 @@ for (const backend of backends()) {
         expect(await body(res)).toEqual({ error: 'slug taken' });
         expect(await linkCount(orgId)).toBe(before);
         expect(await auditRows(db, keyId)).toEqual([]);
-        expect((await storedLink(existing.linkId))!.destination).toBe('https://shop.example.com/landing');
+        expect((await storedLink(db, existing.linkId))!.destination).toBe('https://shop.example.com/landing');
         await publishes.settle();
         expect(publishes.seen).toEqual([]);
       });

@@ -4,7 +4,7 @@ import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';
 import { SCHEMA_EXAMPLE } from '../smartlinks/rules/schema-example';
-import { orgSnapshot, recordPublishes } from './support';
+import { orgSnapshot, recordPublishes, storedLink } from './support';
 
 const RULES = SCHEMA_EXAMPLE;
 const PREVIEW = { title: 'Spring sale', description: 'Everything at half price', image: 'https://cdn.example.com/og.png' };
@@ -16,7 +16,6 @@ for (const backend of backends()) {
     const publishes = recordPublishes(t.services.linkChanges);
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/links', { method: 'POST', headers: auth, json });
     const patch = (auth: Record<string, string>, id: string, json: unknown) => t.request(`/api/v1/links/${id}`, { method: 'PATCH', headers: auth, json });
-    const storedLink = async (id: string) => (await db.query('SELECT * FROM links WHERE id = $1', [id]))[0];
     const smartLink = async (auth: Record<string, string>, json: Record<string, unknown> = {}) => {
       const res = await create(auth, { kind: 'smart', ...json });
       expect(res.status).toBe(201);
@@ -30,7 +29,7 @@ for (const backend of backends()) {
         expect(link).toMatchObject({ kind: 'smart', rules: RULES, pass_params: true, preview: PREVIEW });
         expect(await body(await t.request(`/api/v1/links/${link.id}`, { headers: auth }))).toEqual(link);
         expect((await body(await t.request('/api/v1/links', { headers: auth }))).data).toEqual([link]);
-        expect(await storedLink(link.id)).toMatchObject({ rules: RULES, pass_params: true, preview: PREVIEW });
+        expect(await storedLink(db, link.id)).toMatchObject({ rules: RULES, pass_params: true, preview: PREVIEW });
         const patched = await body(await patch(auth, link.id, { pass_params: false, preview: { title: 'Summer' } }));
         expect(patched).toMatchObject({ rules: RULES, pass_params: false, preview: { title: 'Summer' } });
       });
@@ -40,7 +39,7 @@ for (const backend of backends()) {
         const link = await smartLink(auth, { rules: [{ if: { country: 'de', os: 'Android', language: 'DE' }, then: { deep_link: 'myapp://p/1', fallback: 'https://shop.example.com/p/1' } }] });
         const normalised = { version: 1, rules: [{ if: { country: ['DE'], os: ['android'], language: ['de'] }, then: { deep_link: 'myapp://p/1', fallback: 'https://shop.example.com/p/1' } }] };
         expect(link.rules).toEqual(normalised);
-        expect((await storedLink(link.id))!.rules).toEqual(normalised);
+        expect((await storedLink(db, link.id))!.rules).toEqual(normalised);
       });
 
       test('PATCH replaces the rules as a whole; null clears rules and preview', async () => {
@@ -50,7 +49,7 @@ for (const backend of backends()) {
         expect(replaced.rules).toEqual({ version: 1, rules: [{ if: {}, then: { block: 403 } }] });
         const cleared = await body(await patch(auth, link.id, { rules: null, preview: null }));
         expect(cleared).toMatchObject({ rules: null, preview: null, pass_params: false });
-        expect(await storedLink(link.id)).toMatchObject({ rules: null, preview: null });
+        expect(await storedLink(db, link.id)).toMatchObject({ rules: null, preview: null });
       });
 
       test('the redirect lookups read rules, pass_params, preview, expiry and cap for the /l router', async () => {
@@ -109,14 +108,14 @@ for (const backend of backends()) {
       test('PATCH: the same refusals, and the link keeps its rules', async () => {
         const { auth } = await orgWithKey(db);
         const link = await smartLink(auth, { rules: RULES });
-        const before = await storedLink(link.id);
+        const before = await storedLink(db, link.id);
         await publishes.reset();
         for (const [rules, path] of badRules) {
           const res = await patch(auth, link.id, { rules, status: 'paused' });
           expect(res.status, path).toBe(400);
           expect(Object.keys((await body(res)).error.fieldErrors)).toEqual([path]);
         }
-        expect(await storedLink(link.id)).toEqual(before);
+        expect(await storedLink(db, link.id)).toEqual(before);
         await publishes.settle();
         expect(publishes.seen).toEqual([]);
       });
@@ -133,14 +132,14 @@ for (const backend of backends()) {
           [{ pass_params: 'true' }, 'pass_params'],
           [{ pass_params: null }, 'pass_params'],
         ];
-        const before = await storedLink(link.id);
+        const before = await storedLink(db, link.id);
         for (const [json, path] of cases) {
           for (const res of [await patch(auth, link.id, json), await create(auth, { kind: 'smart', ...(json as object) })]) {
             expect(res.status, path).toBe(400);
             expect(Object.keys((await body(res)).error.fieldErrors)).toEqual([path]);
           }
         }
-        expect(await storedLink(link.id)).toEqual(before);
+        expect(await storedLink(db, link.id)).toEqual(before);
       });
 
       test('a tracking link takes no rules, preview or passed parameters; clearing them is fine', async () => {
@@ -153,13 +152,13 @@ for (const backend of backends()) {
           pass_params: ['only smart links pass parameters on'],
         });
         const { linkId } = await insertLink(db, orgId, { slug: 'plain-tracking' });
-        const before = await storedLink(linkId);
+        const before = await storedLink(db, linkId);
         for (const json of [{ rules: RULES }, { preview: PREVIEW }, { pass_params: true, status: 'paused' }]) {
           const res = await patch(auth, linkId, json);
           expect(res.status).toBe(400);
           expect(Object.keys((await body(res)).error.fieldErrors)).toEqual(Object.keys(json).filter((key) => key !== 'status'));
         }
-        expect(await storedLink(linkId)).toEqual(before);
+        expect(await storedLink(db, linkId)).toEqual(before);
         const cleared = await patch(auth, linkId, { rules: null, preview: null, pass_params: false });
         expect(cleared.status).toBe(200);
         expect(await body(cleared)).toMatchObject({ kind: 'tracking', rules: null, preview: null, pass_params: false });

@@ -3,7 +3,7 @@ import { revokeApiKey } from '../../src/auth/api-keys';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';
-import { auditRows, recordPublishes } from './support';
+import { auditRows, recordPublishes, storedLink } from './support';
 
 for (const backend of backends()) {
   describe(`links API, read, update and auth, on ${backend.name}`, async () => {
@@ -12,7 +12,6 @@ for (const backend of backends()) {
     const publishes = recordPublishes(t.services.linkChanges);
     const create = (auth: Record<string, string>, json: unknown) => t.request('/api/v1/links', { method: 'POST', headers: auth, json });
     const patch = (auth: Record<string, string>, id: string, json: unknown) => t.request(`/api/v1/links/${id}`, { method: 'PATCH', headers: auth, json });
-    const storedLink = async (id: string) => (await db.query('SELECT * FROM links WHERE id = $1', [id]))[0];
 
     describe('GET /api/v1/links', () => {
       test('lists the organization links newest first, with a limit', async () => {
@@ -91,13 +90,13 @@ for (const backend of backends()) {
         const { auth, orgId, keyId } = await orgWithKey(db);
         await body(await create(auth, { slug: 'clash', domain: 'clash.example.com' }));
         const { linkId } = await insertLink(db, orgId, { slug: 'clash' });
-        const before = await storedLink(linkId);
+        const before = await storedLink(db, linkId);
         const audits = (await auditRows(db, keyId)).length;
         await publishes.reset();
         const res = await patch(auth, linkId, { domain: 'clash.example.com', status: 'paused' });
         expect(res.status).toBe(409);
         expect(await body(res)).toEqual({ error: 'slug taken' });
-        expect(await storedLink(linkId)).toEqual(before);
+        expect(await storedLink(db, linkId)).toEqual(before);
         expect((await auditRows(db, keyId)).length).toBe(audits);
         await publishes.settle();
         expect(publishes.seen).toEqual([]);
@@ -106,7 +105,7 @@ for (const backend of backends()) {
       test('bad input is 400 and changes nothing', async () => {
         const { auth, orgId } = await orgWithKey(db);
         const { linkId } = await insertLink(db, orgId, { slug: 'stay-same' });
-        const before = await storedLink(linkId);
+        const before = await storedLink(db, linkId);
         await publishes.reset();
         const cases: [unknown, string | null][] = [
           [{}, null],
@@ -127,7 +126,7 @@ for (const backend of backends()) {
           if (field) expect(Object.keys(error.fieldErrors)).toEqual([field]);
           else expect(error.formErrors.length).toBeGreaterThan(0);
         }
-        expect(await storedLink(linkId)).toEqual(before);
+        expect(await storedLink(db, linkId)).toEqual(before);
         await publishes.settle();
         expect(publishes.seen).toEqual([]);
       });
@@ -172,7 +171,7 @@ for (const backend of backends()) {
           { authorization: `Basic ${owner.apiKey}` },
           victim.auth,
         ];
-        const before = await storedLink(linkId);
+        const before = await storedLink(db, linkId);
         for (const headers of headerSets) {
           const calls = [
             create(headers, { slug: 'unauth' }),
@@ -186,7 +185,7 @@ for (const backend of backends()) {
             expect(await body(res)).toEqual({ error: 'unauthorized' });
           }
         }
-        expect(await storedLink(linkId)).toEqual(before);
+        expect(await storedLink(db, linkId)).toEqual(before);
         expect((await db.query("SELECT 1 FROM links WHERE slug = 'unauth'")).length).toBe(0);
       });
 

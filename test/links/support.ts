@@ -54,4 +54,9 @@ export async function orgSnapshot(db: Db, orgId: string) {
   return { apps, campaigns, links, audit };
 }
 
+/** A link's stored row, as the database holds it. */
+export async function storedLink(db: Db, id: string): Promise<Record<string, unknown> | undefined> {
+  return (await db.query<Record<string, unknown>>('SELECT * FROM links WHERE id = $1', [id]))[0];
+}
+
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

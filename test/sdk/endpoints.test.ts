@@ -4,7 +4,7 @@ import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, hoursAgo, minutesAgo, sdkApp } from '../support/sdk-fixtures';
-import { mirrored, sdkCall } from './support';
+import { installIdOf, mirrored, sdkCall } from './support';
 
 for (const backend of backends()) {
   describe(`SDK endpoints on ${backend.name}`, async () => {
@@ -19,7 +19,7 @@ for (const backend of backends()) {
       const call = sdkCall(t, app.sdkKey);
       const deviceId = hashedDeviceId();
       let installId: string | null = null;
-      if (input.installed !== false) installId = (await body(await call('install', { device_id: deviceId, platform: input.platform ?? 'android' }))).install_id;
+      if (input.installed !== false) installId = await installIdOf(call, deviceId, input.platform ?? 'android');
       return { ...org, ...app, call, deviceId, installId };
     }
 
@@ -160,7 +160,7 @@ for (const backend of backends()) {
         const purchase = { device_id: d.deviceId, store: 'google', purchase_token: `tok-${crypto.randomUUID()}`, product_id: 'pro.yearly', is_trial: true };
         const before = await body(await d.call('subscription', purchase));
         expect(before).toMatchObject({ install_id: null, linked: false, created: true });
-        const installId = (await body(await d.call('install', { device_id: d.deviceId, platform: 'android' }))).install_id;
+        const installId = await installIdOf(d.call, d.deviceId, 'android');
         const after = await body(await d.call('subscription', purchase));
         expect(after).toEqual({ subscription_id: before.subscription_id, install_id: installId, linked: true, created: false });
         const events = await db.query<{ name: string }>('SELECT name FROM events WHERE app_id = $1', [d.appId]);

@@ -8,6 +8,13 @@ export function sdkCall(t: TestApp, sdkKey: string, ip = '203.0.113.10') {
     t.request(`/api/sdk/v1/${path}`, { method: 'POST', headers: { 'x-sdk-key': sdkKey, 'x-forwarded-for': ip, ...headers }, json });
 }
 
+/** Installs a device through the SDK (POST /api/sdk/v1/install) and answers its install id. */
+export async function installIdOf(call: (path: string, json: unknown) => Promise<Response>, deviceId: string, platform: string): Promise<string> {
+  const response = await call('install', { device_id: deviceId, platform });
+  if (!response.ok) throw new Error(`install answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { install_id: string }).install_id;
+}
+
 /** Every text-like column of every table, to prove a value was stored nowhere. */
 export async function tablesContaining(db: Db, needle: string): Promise<string[]> {
   const columns = await db.query<{ table_name: string; column_name: string }>(

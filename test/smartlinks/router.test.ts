@@ -3,6 +3,7 @@ import { backends } from '../support/db';
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';
 import { insertLink, orgWithKey } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
+import { nestedClickIdOf, storedClicksOf } from '../support/clicks';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';
@@ -13,7 +14,6 @@ const APP_STORE = 'https://apps.apple.com/app/id123456789';
 const PLAY_STORE = 'https://play.google.com/store/apps/details?id=com.example.app&hl=en';
 
 const idsIn = (location: string) => (decodeURIComponent(decodeURIComponent(location)).match(/svc_click_id=([0-9A-Z]{26})/g) ?? []).length;
-const clickIdOf = (location: string) => decodeURIComponent(location).match(/svc_click_id=([0-9A-Z]{26})/)![1]!;
 
 for (const backend of backends()) {
   describe(`GET /l/{slug} on ${backend.name}`, async () => {
@@ -28,10 +28,6 @@ for (const backend of backends()) {
     };
     const visit = (slug: string, query = '', headers: Record<string, string> = {}) =>
       t.request(`${TEST_TRACKING_URL}/l/${slug}${query}`, { headers: { 'user-agent': IPHONE, 'x-forwarded-for': '8.8.8.8', ...headers } });
-    const clicksOf = async (linkId: string) => {
-      await t.services.clickPipeline.flush();
-      return db.query<Record<string, any>>('SELECT * FROM clicks WHERE link_id = $1 ORDER BY created_at', [linkId]);
-    };
     const exported = async (clickId: string) => {
       await t.services.clickPipeline.flush();
       const res = await t.request('/api/v1/clicks?limit=1000', { headers: org.auth });
@@ -55,7 +51,7 @@ for (const backend of backends()) {
         expectSecurityHeaders(res);
         const location = res.headers.get('location')!;
         expect(location).toMatch(/^https:\/\/ios\.example\.com\/p\?a=1&svc_click_id=[0-9A-Z]{26}$/);
-        const click = (await exported(clickIdOf(location)))!;
+        const click = (await exported(nestedClickIdOf(location)))!;
         expect(click.route).toEqual({ rule_index: 1, rule_name: 'ios', action: 'url', variant_index: null, page: null });
         expect(click.nextHopUrl).toBe(location);
       });
@@ -67,12 +63,12 @@ for (const backend of backends()) {
         const withDestination = await smartLink({ destination: 'https://shop.example.com/home', rules });
         const res = await visit(withDestination.slug);
         expect(new URL(res.headers.get('location')!).host).toBe('shop.example.com');
-        expect((await exported(clickIdOf(res.headers.get('location')!)))!.route.action).toBe('destination');
+        expect((await exported(nestedClickIdOf(res.headers.get('location')!)))!.route.action).toBe('destination');
         const bare = await smartLink({ destination: null, rules });
         const none = await visit(bare.slug);
         expect(none.status).toBe(404);
         expect(await body(none)).toEqual({ error: 'link not found' });
-        expect(await clicksOf(bare.id)).toHaveLength(0);
+        expect(await storedClicksOf(t, bare.id)).toHaveLength(0);
       });
 
       test('an A/B rule is sticky per visitor without cookies and records the variant', async () => {
@@ -92,7 +88,7 @@ for (const backend of backends()) {
         }
         expect(seen).toEqual(new Set(['a.example.com', 'b.example.com']));
         expect((await visit(link.slug)).headers.has('set-cookie')).toBe(false);
-        const clicks = await clicksOf(link.id);
+        const clicks = await storedClicksOf(t, link.id);
         for (const click of clicks) {
           const route = typeof click.route === 'string' ? JSON.parse(click.route) : click.route;
           expect(route.variant_index).toBe(new URL(click.next_hop_url).host === 'a.example.com' ? 0 : 1);
@@ -130,7 +126,7 @@ for (const backend of backends()) {
         const html = await res.text();
         expect(html).toContain('apps.apple.com');
         expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
-        const [click] = await clicksOf(link.id);
+        const [click] = await storedClicksOf(t, link.id);
         expect(click!.route.page ?? JSON.parse(click!.route).page).toBe('interstitial');
       });
 
@@ -142,7 +138,7 @@ for (const backend of backends()) {
         const html = await res.text();
         expect(html).toContain('<svg');
         expect(html).toContain(`${TEST_TRACKING_URL}/l/${link.slug}`);
-        expect(await clicksOf(link.id)).toHaveLength(1);
+        expect(await storedClicksOf(t, link.id)).toHaveLength(1);
       });
 
       test('a link-preview bot gets og tags from the link preview; without a preview it is redirected', async () => {
@@ -188,7 +184,7 @@ for (const backend of backends()) {
         const res = await visit(link.slug, `?url=${encodeURIComponent('https://lp.example.org/x?a=1')}`);
         expect(res.status).toBe(302);
         expect(res.headers.get('location')).toMatch(/^https:\/\/lp\.example\.org\/x\?a=1&svc_click_id=[0-9A-Z]{26}$/);
-        const [click] = await clicksOf(link.id);
+        const [click] = await storedClicksOf(t, link.id);
         expect(click!.transparent_param_present).toBe(true);
         expect(click!.route).toBeNull();
       });
@@ -201,14 +197,14 @@ for (const backend of backends()) {
           const res = await visit(link.slug);
           expect(res.status).toBe(status);
           expectSecurityHeaders(res);
-          expect(await clicksOf(link.id)).toHaveLength(0);
+          expect(await storedClicksOf(t, link.id)).toHaveLength(0);
         }
       });
 
       test('an expired link answers 410 before any rule runs', async () => {
         const link = await smartLink({ destination: 'https://shop.example.com/', expires_at: '2020-01-01T00:00:00Z', rules: [{ if: {}, then: { block: 403 } }] });
         expect((await visit(link.slug)).status).toBe(410);
-        expect(await clicksOf(link.id)).toHaveLength(0);
+        expect(await storedClicksOf(t, link.id)).toHaveLength(0);
       });
 
       test('a click cap of N lets exactly N visits through, then 410; blocked visits do not count', async () => {
@@ -216,7 +212,7 @@ for (const backend of backends()) {
         const answers = await Promise.all(Array.from({ length: 8 }, () => visit(link.slug)));
         expect(answers.filter((res) => res.status === 302)).toHaveLength(3);
         expect(answers.filter((res) => res.status === 410)).toHaveLength(5);
-        expect(await clicksOf(link.id)).toHaveLength(3);
+        expect(await storedClicksOf(t, link.id)).toHaveLength(3);
       });
 
       test('force_transparent without url is the same 400 as /c', async () => {
@@ -248,7 +244,7 @@ for (const backend of backends()) {
         const location = (await visit(link.slug)).headers.get('location')!;
         await t.services.clickPipeline.flush();
         const theirs = await body(await t.request('/api/v1/clicks?limit=1000', { headers: other.auth }));
-        expect(theirs.data.find((click: { id: string }) => click.id === clickIdOf(location))).toBeUndefined();
+        expect(theirs.data.find((click: { id: string }) => click.id === nestedClickIdOf(location))).toBeUndefined();
       });
 
       test('preview text is escaped: no markup from the link reaches the page', async () => {

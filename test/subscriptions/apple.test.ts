@@ -5,7 +5,7 @@ import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
-import { sdkCall } from '../sdk/support';
+import { installIdOf, sdkCall } from '../sdk/support';
 import { appleNotification, postApple, storedCounts, subscriptionEvents, subscriptionRow, testAppleCa } from './support';
 
 const ca = testAppleCa('Store');
@@ -31,7 +31,7 @@ for (const backend of backends()) {
     test('a notification for a purchase the SDK reported updates that subscription on its install, once', async () => {
       const app = await iosApp();
       const deviceId = hashedDeviceId();
-      const installId = (await body(await app.call('install', { device_id: deviceId, platform: 'ios' }))).install_id;
+      const installId = await installIdOf(app.call, deviceId, 'ios');
       const sdk = await body(await app.call('subscription', { device_id: deviceId, store: 'apple', original_transaction_id: '2000001', product_id: 'pro.monthly', price_micros: 4_990_000, currency: 'USD' }));
       const expiresDate = T0 + 30 * 24 * HOUR;
       const res = await notify({ type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', signedDate: T0, bundleId: app.bundleId, transaction: { originalTransactionId: '2000001', bundleId: app.bundleId, price: 4990, expiresDate } });
@@ -54,7 +54,7 @@ for (const backend of backends()) {
       expect(await subscriptionRow(t, subscription_id)).toMatchObject({ status: 'active', install_id: null, product_id: 'pro.monthly', environment: 'production', price_micros: 9_990_000, currency: 'EUR' });
       expect(await subscriptionEvents(t, subscription_id)).toMatchObject([{ name: 'subscribe', value: 9.99, currency: 'EUR', install_id: null }]);
       const deviceId = hashedDeviceId();
-      const installId = (await body(await app.call('install', { device_id: deviceId, platform: 'ios' }))).install_id;
+      const installId = await installIdOf(app.call, deviceId, 'ios');
       const linked = await body(await app.call('subscription', { device_id: deviceId, store: 'apple', original_transaction_id: '3000001', product_id: 'pro.monthly' }));
       expect(linked).toEqual({ subscription_id, install_id: installId, linked: true, created: false });
       expect(await subscriptionEvents(t, subscription_id)).toMatchObject([{ name: 'subscribe', value: 9.99, install_id: installId }]);

@@ -4,7 +4,7 @@ import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
-import { mirrored, sdkCall } from '../sdk/support';
+import { installIdOf, mirrored, sdkCall } from '../sdk/support';
 import { fakeGoogle, postGoogle, PUSH_TOKEN, pubsubEnv, pubsubPush, storedCounts, subscriptionEvents, subscriptionNotification, subscriptionRow } from './support';
 
 const google = fakeGoogle();
@@ -41,7 +41,7 @@ for (const backend of backends()) {
     test('a notification for a purchase the SDK reported moves that subscription; its renewal is worth the SDK price', async () => {
       const app = await androidApp();
       const deviceId = hashedDeviceId();
-      const installId = (await body(await app.call('install', { device_id: deviceId, platform: 'android' }))).install_id;
+      const installId = await installIdOf(app.call, deviceId, 'android');
       const token = `tok-${newId()}`;
       const sdk = await body(await app.call('subscription', { device_id: deviceId, store: 'google', purchase_token: token, product_id: 'pro.monthly', is_trial: true, price_micros: 2_490_000, currency: 'EUR' }));
       expect(await subscriptionRow(t, sdk.subscription_id)).toMatchObject({ status: 'trial', is_trial: true });
@@ -123,7 +123,7 @@ for (const backend of backends()) {
       expect(await subscriptionRow(t, subscription_id)).toMatchObject({ status: 'active', install_id: null, product_id: 'pro.monthly' });
       expect(await subscriptionEvents(t, subscription_id)).toMatchObject([{ name: 'subscribe', value: null, install_id: null }]);
       const deviceId = hashedDeviceId();
-      const installId = (await body(await app.call('install', { device_id: deviceId, platform: 'android' }))).install_id;
+      const installId = await installIdOf(app.call, deviceId, 'android');
       const linked = await body(await app.call('subscription', { device_id: deviceId, store: 'google', purchase_token: token, product_id: 'pro.monthly' }));
       expect(linked).toEqual({ subscription_id, install_id: installId, linked: true, created: false });
       expect((await subscriptionEvents(t, subscription_id))[0]!.install_id).toBe(installId);

@@ -4,7 +4,7 @@ import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
-import { sdkCall } from '../sdk/support';
+import { installIdOf, sdkCall } from '../sdk/support';
 import { postGoogle, pubsubEnv, pubsubPush, subscriptionNotification } from './support';
 
 /** A month ago: Google's event times are never taken to be later than now. */
@@ -23,7 +23,7 @@ for (const backend of backends()) {
       const packageName = `com.test.${newId().toLowerCase()}`;
       await db.query('UPDATE apps SET bundle_id = $2 WHERE id = $1', [android.appId, packageName]);
       const deviceId = hashedDeviceId();
-      const installId = (await body(await sdkCall(t, ios.sdkKey)('install', { device_id: deviceId, platform: 'ios' }))).install_id;
+      const installId = await installIdOf(sdkCall(t, ios.sdkKey), deviceId, 'ios');
       const apple = await body(
         await sdkCall(t, ios.sdkKey)('subscription', { device_id: deviceId, store: 'apple', original_transaction_id: `otx-${newId()}`, product_id: 'pro.monthly', expires_at: '2027-01-01T00:00:00Z' }),
       );

@@ -49,5 +49,11 @@ export async function testApp(db: Db, env: Record<string, string> = {}, options:
   return { app: serving.app, services, db, config, request };
 }
 
+/** POSTs of JSON to one path, each with its own headers (an API key's): the calls a client's server makes. */
+export const poster =
+  (t: Pick<TestApp, 'request'>, path: string) =>
+  (headers: Record<string, string>, json: unknown): Promise<Response> =>
+    t.request(path, { method: 'POST', headers, json });
+
 /** Response bodies in tests are checked field by field; `any` keeps those checks short. */
 export const body = async (response: Response): Promise<any> => response.json();

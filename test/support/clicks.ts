@@ -97,3 +97,29 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
   );
   return id;
 }
+
+/** The click id of a redirect's Location: its `svc_click_id` query parameter. */
+export const clickIdOf = (location: string): string => new URL(location).searchParams.get('svc_click_id')!;
+
+/** The click id anywhere in a Location, nested parameters included (a store's `referrer=`, a deep link). */
+export const nestedClickIdOf = (location: string): string => decodeURIComponent(location).match(/svc_click_id=([0-9A-Z]{26})/)![1]!;
+
+interface SettledClicks {
+  db: Queryable;
+  services: { clickPipeline: { flush(): Promise<void> } };
+}
+
+/**
+ * A link's stored clicks, oldest first, once every click answered so far is written: redirects
+ * are written behind their answers (CONTRIBUTING.md, "Tests").
+ */
+export async function storedClicksOf(t: SettledClicks, linkId: string): Promise<Record<string, any>[]> {
+  await t.services.clickPipeline.flush();
+  return t.db.query<Record<string, any>>('SELECT * FROM clicks WHERE link_id = $1 ORDER BY created_at', [linkId]);
+}
+
+/** How many clicks a link has stored, once every click answered so far is written. */
+export async function storedClickCount(t: SettledClicks, linkId: string): Promise<number> {
+  await t.services.clickPipeline.flush();
+  return (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks WHERE link_id = $1', [linkId]))[0]!.n;
+}

@@ -7,3 +7,6 @@ export function expectSecurityHeaders(response: Response): void {
   }).filter(([name, value]) => response.headers.get(name) !== value);
   if (missing.length > 0) throw new Error(`status ${response.status} lacks ${missing.map(([name]) => name).join(', ')}`);
 }
+
+/** The `name=value` of the cookie a response sets: what a browser sends back. */
+export const cookieOf = (response: Response): string => response.headers.get('set-cookie')!.split(';')[0]!;

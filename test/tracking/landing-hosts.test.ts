@@ -5,6 +5,7 @@ import { createLinkCache, type CompiledLink } from '../../src/tracking/redirect/
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';
+import { storedClickCount } from '../support/clicks';
 
 const enc = encodeURIComponent;
 
@@ -53,10 +54,6 @@ for (const backend of backends()) {
     const org = await orgWithKey(db);
     const click = (slug: string, query: string) => t.request(`${TEST_TRACKING_URL}/c/${slug}?${query}`);
     const api = (method: string, path: string, json?: unknown) => t.request(path, { method, headers: org.auth, json });
-    const clicksOf = async (linkId: string) => {
-      await t.services.clickPipeline.flush();
-      return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks WHERE link_id = $1', [linkId]))[0]!.n;
-    };
 
     test('credentials, backslashes, blanks and control characters in the landing URL answer 400, raw or encoded up to three times', async () => {
       const { linkId, slug } = await insertLink(db, org.orgId);
@@ -73,7 +70,7 @@ for (const backend of backends()) {
         const asDestination = await api('POST', '/api/v1/links', { destination: landing });
         expect([landing, asDestination.status]).toEqual([landing, 400]);
       }
-      expect(await clicksOf(linkId)).toBe(0);
+      expect(await storedClickCount(t, linkId)).toBe(0);
       expect((await click(slug, `url=${enc('https://shop.example/ok?next=%2Fcart')}`)).status).toBe(302);
     });
 
@@ -103,7 +100,7 @@ for (const backend of backends()) {
       }
       // Without a url the destination is used, whatever the list says.
       expect((await click(link.slug, 'gclid=x')).headers.get('location')).toStartWith('https://shop.example/home?svc_click_id=');
-      expect(await clicksOf(link.id)).toBe(allowed.length + 1);
+      expect(await storedClickCount(t, link.id)).toBe(allowed.length + 1);
 
       // PATCH with null reopens it at once; a new list closes it again.
       const reopened = await api('PATCH', `/api/v1/links/${link.id}`, { allowed_landing_hosts: null });

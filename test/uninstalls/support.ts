@@ -15,7 +15,7 @@ import { onBeforeClose } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
 import { tempDir } from '../support/temp-dir';
-import { sdkCall } from '../sdk/support';
+import { installIdOf, sdkCall } from '../sdk/support';
 
 const TLS_DIR = join(import.meta.dir, 'tls');
 export const TEST_CA_PATH = join(TLS_DIR, 'ca.pem');
@@ -210,7 +210,7 @@ export async function deviceWithToken(t: TestApp, input: { platform: string; tok
   if (input.bundleId !== null) await t.db.query('UPDATE apps SET bundle_id = $2 WHERE id = $1', [app.appId, input.bundleId ?? 'com.example.game']);
   const call = sdkCall(t, app.sdkKey);
   const deviceId = hashedDeviceId();
-  const installId: string = (await body(await call('install', { device_id: deviceId, platform: input.platform }))).install_id;
+  const installId: string = await installIdOf(call, deviceId, input.platform);
   const stored = await call('push-token', { device_id: deviceId, push_token: input.token, platform: input.platform });
   if (stored.status !== 200) throw new Error(`push-token answered ${stored.status}`);
   return { orgId, ...app, call, deviceId, installId, token: input.token };

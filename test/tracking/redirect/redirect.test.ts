@@ -4,12 +4,12 @@ import { forwardTo, startForwardReceiver } from '../../../src/http/forwarding';
 import { backends } from '../../support/db';
 import { body, testApp, TEST_TRACKING_URL } from '../../support/app';
 import { insertLink, orgWithKey, verifiedDomain } from '../../support/fixtures';
+import { clickIdOf, storedClickCount } from '../../support/clicks';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 const SPEC_HEADERS = ['cache-control', 'location', 'referrer-policy', 'x-content-type-options', 'x-frame-options'];
 
-const clickIdOf = (location: string) => new URL(location).searchParams.get('svc_click_id')!;
 
 for (const backend of backends()) {
   describe(`GET /c/{slug} on ${backend.name}`, async () => {
@@ -21,10 +21,6 @@ for (const backend of backends()) {
     const stored = async (id: string) => {
       await t.services.clickPipeline.flush();
       return (await db.query<Record<string, any>>('SELECT * FROM clicks WHERE id = $1', [id]))[0];
-    };
-    const clicksOf = async (linkId: string) => {
-      await t.services.clickPipeline.flush();
-      return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks WHERE link_id = $1', [linkId]))[0]!.n;
     };
 
     describe('happy', () => {
@@ -158,7 +154,7 @@ for (const backend of backends()) {
         const ids = responses.map((res) => clickIdOf(res.headers.get('location')!));
         expect(new Set(ids).size).toBe(200);
         expect(ids.every((id) => ULID.test(id))).toBe(true);
-        expect(await clicksOf(linkId)).toBe(200);
+        expect(await storedClickCount(t, linkId)).toBe(200);
       });
     });
 
@@ -168,7 +164,7 @@ for (const backend of backends()) {
         const res = await click(`/c/${slug}?force_transparent=true`);
         expect(res.status).toBe(400);
         expect(await body(res)).toEqual({ error: { formErrors: [], fieldErrors: { url: ['is required when force_transparent=true'] } } });
-        expect(await clicksOf(linkId)).toBe(0);
+        expect(await storedClickCount(t, linkId)).toBe(0);
       });
 
       test('force_transparent accepts only true', async () => {
@@ -190,7 +186,7 @@ for (const backend of backends()) {
             expect(Object.keys(error.fieldErrors)).toEqual(['u']);
           }
         }
-        expect(await clicksOf(linkId)).toBe(0);
+        expect(await storedClickCount(t, linkId)).toBe(0);
       });
 
       test('a link with an unusable destination needs a url', async () => {
@@ -240,7 +236,7 @@ for (const backend of backends()) {
             expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
           }
         }
-        expect(await clicksOf(linkId)).toBe(0);
+        expect(await storedClickCount(t, linkId)).toBe(0);
       });
     });
 
@@ -269,7 +265,7 @@ for (const backend of backends()) {
 
       test('%00 in the query is stored without the NUL, and the clicks after it keep flowing', async () => {
         const { slug, linkId } = await insertLink(db, org.orgId);
-        const before = await clicksOf(linkId);
+        const before = await storedClickCount(t, linkId);
         const res = await click(`/c/${slug}?gclid=a%00b&keyword=k%00&sub%00id=%00x&url=${encodeURIComponent('https://a.example.com/p?y=%00')}`);
         expect(res.status).toBe(302);
         // The landing URL keeps its own escapes byte for byte.
@@ -278,7 +274,7 @@ for (const backend of backends()) {
         expect(row).toMatchObject({ gclid: 'ab', keyword: 'k', params: { subid: 'x' } });
         const next = await click(`/c/${slug}`);
         expect(next.status).toBe(302);
-        expect(await clicksOf(linkId)).toBe(before + 2);
+        expect(await storedClickCount(t, linkId)).toBe(before + 2);
       });
 
       test('a slug holding %00 is an unknown link, not a database error', async () => {
