@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config/config';
 import { lockFile } from '../shared/file-lock';
 
 export class DataDirBusy extends Error {}
@@ -19,7 +18,13 @@ export const DATA_DIR_LOCK_FILE = 'data.lock';
  * other's click journal and share one DuckDB mirror. The server takes this on either backend
  * before it opens anything in the directory; the CLI takes it on the embedded store only.
  */
-export function lockDataDir(config: Pick<Config, 'dataDir' | 'databaseUrl'>): DataDirLock {
+/** Where a node keeps its store: Postgres at DATABASE_URL, else PGlite under DATA_DIR. */
+export interface StoreSettings {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+export function lockDataDir(config: StoreSettings): DataDirLock {
   const { dataDir } = config;
   mkdirSync(dataDir, { recursive: true });
   const advice = config.databaseUrl ? 'give each node its own DATA_DIR' : 'stop it first, or set DATABASE_URL to use Postgres';

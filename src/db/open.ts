@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config/config';
-import { lockDataDir, type DataDirLock } from './data-dir-lock';
+import { lockDataDir, type DataDirLock, type StoreSettings } from './data-dir-lock';
 import type { Db } from './db';
 import { openPglite } from './pglite';
 import { openPostgres } from './postgres';
@@ -10,7 +9,7 @@ import { openPostgres } from './postgres';
  * embedded store opens under `lock` when the caller holds DATA_DIR already (the server), else
  * under a lock of its own, released on close.
  */
-export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>, lock?: DataDirLock): Promise<Db> {
+export async function openDb(config: StoreSettings, lock?: DataDirLock): Promise<Db> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
   if (lock && lock.dataDir !== config.dataDir) throw new Error(`the lock held is on ${lock.dataDir}, not on ${config.dataDir}`);
   const unlock = lock ? () => {} : lockDataDir(config).release;
