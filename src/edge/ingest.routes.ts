@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { verifyIngestSignature } from '../auth/ingest-signature';
 import type { Config } from '../config/config';
 import { unauthorized, validationError } from '../http/errors';
+import { NOT_JSON, parseJsonBody } from '../http/json-body';
 import { strictBody } from '../http/strict-body';
 import { documented } from '../openapi/documented';
 import { IngestBody, IngestResultBody } from './ingest.model';
@@ -23,11 +24,13 @@ export function ingestRoutes(deps: IngestRoutesDeps) {
     parse: async ({ request }) => {
       const raw = new Uint8Array(await request.arrayBuffer());
       if (!verifyIngestSignature(deps.config.ingestSecret, raw, request.headers.get(SIGNATURE_HEADER))) throw unauthorized();
+      let text: string;
       try {
-        return JSON.parse(utf8.decode(raw)) as unknown;
+        text = utf8.decode(raw);
       } catch {
-        throw validationError({}, ['the body is not valid JSON']);
+        throw validationError({}, [NOT_JSON]);
       }
+      return parseJsonBody(text);
     },
     body: IngestBody,
     transform: strictBody(IngestBody),

@@ -37,9 +37,12 @@ export const unsupportedMediaType = () => new HttpError(415, { error: 'unsupport
 export const rateLimited = (retryAfter: number) =>
   new HttpError(429, { error: 'rate_limited', retry_after: retryAfter }, { 'Retry-After': String(retryAfter) });
 
-/** Elysia reports TypeBox issues with JSON-pointer paths; the spec names fields with dots (rows.3.day). */
+/**
+ * Elysia reports TypeBox issues with JSON-pointer paths; the spec names fields with dots (rows.3.day).
+ * `fieldErrors` has no prototype: a field may be named `__proto__`, `constructor` or `toString`.
+ */
 export function toValidationBody(issues: readonly { path: string; message: string }[]): ValidationBody {
-  const body: ValidationBody = { formErrors: [], fieldErrors: {} };
+  const body: ValidationBody = { formErrors: [], fieldErrors: Object.create(null) };
   for (const issue of issues) {
     const field = issue.path.replace(/^\//, '').replaceAll('/', '.');
     if (!field) {

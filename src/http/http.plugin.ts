@@ -3,6 +3,7 @@ import type { Config } from '../config/config';
 import { isUnstorableText } from '../db/errors';
 import { clientIp, rateLimitKey } from './client-ip';
 import { HttpError, payloadTooLarge, rateLimited } from './errors';
+import { boundJsonReaders } from './json-body';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
 import { isSessionWrite, sessionWriteRefusal } from './session-writes';
 import { validationBody } from './validation';
@@ -145,6 +146,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
       const path = routed ?? pathOf(request.url);
       if (declaresTooLarge(request)) throw payloadTooLarge();
       if (!request.headers.has('content-length') && request.body && request.headers.has('transfer-encoding')) capBody(request, MAX_BODY_BYTES);
+      if (request.method !== 'GET' && request.method !== 'HEAD') boundJsonReaders(request);
       if (isCorsPath(path)) {
         Object.assign(set.headers, CORS_HEADERS);
         if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...SECURITY_HEADERS, ...CORS_HEADERS } });

@@ -5,6 +5,7 @@
  */
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 
 /** JSON-RPC 2.0's answer to a body it cannot read a request from: id null, as its id cannot be trusted. */
 export interface Refusal {
@@ -16,6 +17,8 @@ export interface Refusal {
 export type Envelope = { ok: true; body: JSONRPCMessage | JSONRPCMessage[] } | { ok: false; refusal: Refusal };
 
 export function readEnvelope(text: string): Envelope {
+  // The bound every JSON body is read under (docs/security.md, "JSON bodies"), checked on the text.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return refused(ErrorCode.InvalidRequest, `Invalid Request: nested deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -15,8 +15,6 @@ export interface ReportsDeps {
   clock: Clock;
 }
 
-/** Reports are shallow; a deeper body is no report, and would strain the database's JSON parser. */
-export const MAX_REPORT_DEPTH = 32;
 /** A path under debug/: lowercase words joined by `-`, such as `verbose` or `report-event-attribution`. */
 const DEBUG_PATH = /^[a-z0-9-]+(\/[a-z0-9-]+)*$/;
 const MAX_DEBUG_PATH = 64;
@@ -45,13 +43,12 @@ export async function storeReport(deps: ReportsDeps, input: ReportInput): Promis
 
 /**
  * A JSON object; on debug/ also a non-empty list of objects, the form of the API's verbose debug
- * reports. Anything else, or anything nested too deep, is a 400.
+ * reports. Anything else is a 400 (the reader has bounded its nesting, report-body.ts).
  */
 function checkReportShape(kind: ReportKind, body: unknown): void {
   const listAllowed = kind === 'debug';
   const shaped = isObject(body) || (listAllowed && Array.isArray(body) && body.length > 0 && body.every(isObject));
   if (!shaped) throw validationError({}, [listAllowed ? 'must be a JSON object or a non-empty list of objects' : 'must be a JSON object']);
-  if (depthOf(body) > MAX_REPORT_DEPTH) throw validationError({}, [`must not nest deeper than ${MAX_REPORT_DEPTH} levels`]);
 }
 
 /**
@@ -80,18 +77,4 @@ function uint64Text(value: unknown): string | null {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Nesting depth of a JSON value, iteratively (a hostile body must not exhaust the stack). */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_REPORT_DEPTH) return deepest;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return deepest;
 }

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config/config';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { notFound } from '../http/errors';
+import { strictBody } from '../http/strict-body';
 import { findForwarder } from './forwarder.repo';
 import { ForwarderBody, ForwarderParams } from './forwarder.model';
 import { configureForwarder, forwarderView } from './forwarder.service';
@@ -18,7 +19,7 @@ export function forwarderRoutes(deps: AuthDeps & { config: Pick<Config, 'session
           { db, config },
           { orgId: principal.orgId, apiKeyId: principal.keyId, appId: params.id, url: body.url, enabled: body.enabled ?? true, headers: body.headers ?? {} },
         ),
-      { apiKey: true, params: ForwarderParams, body: ForwarderBody, detail: { summary: "Set an app's install forwarder (full replacement, safe to repeat)" } },
+      { apiKey: true, params: ForwarderParams, body: ForwarderBody, transform: strictBody(ForwarderBody), detail: { summary: "Set an app's install forwarder (full replacement, safe to repeat)" } },
     )
     .get(
       '/api/v1/apps/:id/forwarder',

@@ -107,7 +107,8 @@ export const SubscriptionRequest = t.Object({
   purchase_token: nullable(t.String({ minLength: 1, maxLength: 4096 })),
   product_id: t.String({ minLength: 1, maxLength: 256 }),
   is_trial: t.Optional(t.Boolean()),
-  price_micros: t.Optional(t.Integer({ minimum: 0 })),
+  // Stored as bigint; above 2^53 - 1 a JSON number no longer names one integer.
+  price_micros: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, error: `must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` })),
   currency: nullable(Currency),
   expires_at: t.Optional(NullableTimestamp()),
   occurred_at: t.Optional(NullableTimestamp()),

@@ -3,6 +3,7 @@ import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { assertSdkPlatform } from '../auth/sdk-keys';
 import type { Config } from '../config/config';
 import { clientIp } from '../http/client-ip';
+import { strictBody } from '../http/strict-body';
 import type { IpIntel } from '../ipintel/ip-intel';
 import type { Clock } from '../shared/ids';
 import type { IpHasher } from '../shared/ip-hash';
@@ -68,6 +69,8 @@ export function sdkRoutes(services: SdkServices) {
     .post('/api/sdk/v1/events', ({ body, sdkApp, request, server }) => recordEvents(deps, sdkApp, body, ipIntel.place(callerIp(request, server)).region), {
       sdkKey: true,
       body: EventsRequest,
+      // Checked as sent: Elysia would copy a string given for `params` into an object of its characters.
+      transform: strictBody(EventsRequest),
       detail: { summary: 'Record app events (at most 100 a call)', ...documented({ 200: ['events stored', EventsResultBody] }) },
     })
     .post('/api/sdk/v1/open', ({ body, sdkApp }) => recordOpen(deps, sdkApp, body), {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { MAX_JSON_DEPTH, TOO_DEEP } from '../../src/http/json-body';
 import { EVENT_PARAMS_ERROR, MAX_EVENT_PARAMS_BYTES, MAX_EVENT_PARAMS_KEYS } from '../../src/sdk/sdk.model';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
@@ -70,15 +71,21 @@ for (const backend of backends()) {
       expect(await stored(d.appId)).toBe(2);
     });
 
-    test('deeply nested params within the size are stored and read back', async () => {
+    test('params nested to the body bound are stored and read back; one level deeper stores nothing', async () => {
       const d = await device();
-      let nested: unknown = 'leaf';
-      for (let i = 0; i < 1000; i++) nested = [nested];
-      const params = { nested };
-      expect(bytes(params)).toBeLessThanOrEqual(MAX_EVENT_PARAMS_BYTES);
+      const paramsAt = (arrays: number) => {
+        let nested: unknown = 'leaf';
+        for (let i = 0; i < arrays; i++) nested = [nested];
+        return { nested };
+      };
+      // The body, `events`, the event and `params` are the first four levels.
+      const params = paramsAt(MAX_JSON_DEPTH - 4);
       expect(await body(await d.call('events', { device_id: d.deviceId, events: [{ name: 'deep', params }] }))).toEqual({ accepted: 1 });
       const [row] = await db.query<{ params: unknown }>('SELECT params FROM events WHERE app_id = $1', [d.appId]);
       expect(row!.params).toEqual(params);
+      const deeper = await d.call('events', { device_id: d.deviceId, events: [{ name: 'deeper', params: paramsAt(MAX_JSON_DEPTH - 3) }] });
+      expect({ status: deeper.status, body: await body(deeper) }).toEqual({ status: 400, body: { error: { formErrors: [TOO_DEEP], fieldErrors: {} } } });
+      expect(await db.query('SELECT 1 FROM events WHERE app_id = $1', [d.appId])).toHaveLength(1);
     });
 
     test('every other text the SDK key can store is bounded by the schema (400 naming the field, nothing stored)', async () => {

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { payloadTooLarge, validationError } from '../../http/errors';
 import { capStream } from '../../http/http.plugin';
+import { NOT_JSON, parseJsonBody } from '../../http/json-body';
 import { BeaconRequest, BeaconResponse, MAX_BEACON_BYTES } from './beacon.model';
 import { recordBeacon, type BeaconDeps } from './beacon.service';
 
@@ -15,12 +16,13 @@ async function readBeaconBody(request: Request): Promise<unknown> {
   const declared = request.headers.get('content-length');
   if (declared !== null && !(Number(declared) <= MAX_BEACON_BYTES)) throw payloadTooLarge();
   const raw = request.body ? new Uint8Array(await new Response(capStream(request.body, MAX_BEACON_BYTES)).arrayBuffer()) : new Uint8Array();
-  let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(utf8.decode(raw));
+    text = utf8.decode(raw);
   } catch {
-    throw validationError({}, ['the body is not valid JSON']);
+    throw validationError({}, [NOT_JSON]);
   }
+  const parsed = parseJsonBody(text);
   // Elysia would read an array or a string as an empty object and blame a missing field.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw validationError({}, ['the body must be a JSON object']);
   return parsed;

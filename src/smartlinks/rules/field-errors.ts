@@ -5,7 +5,8 @@ import { Value, ValueErrorType } from '@sinclair/typebox/value';
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 export class FieldErrors {
-  readonly fields: Record<string, string[]> = {};
+  /** No prototype: a rule's key may be named `constructor` or `toString`. */
+  readonly fields: Record<string, string[]> = Object.create(null);
   private count = 0;
 
   add(path: string, message: string): void {
