@@ -4,7 +4,7 @@ import { unauthorized } from '../http/errors';
 import { recordAudit } from './audit';
 import { changePassword, checkCredentials, register } from './accounts.service';
 import { authPlugin, type AuthDeps } from './auth.plugin';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { ChangePasswordBody, LoginBody, OkBody, RegisterBody, SessionsEndedBody, SignedInBody } from './auth.model';
 import { clearedSessionCookie, endSession, endSessionsOf, readCookie, SESSION_COOKIE, sessionCookie, startSession, verifySession } from './sessions';
 

@@ -3,7 +3,7 @@ import { notFound } from '../http/errors';
 import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
 import { recordAudit } from './audit';
 import { authPlugin, type AuthDeps } from './auth.plugin';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { CreatedKeyBody, CreateKeyBody, KeyListBody, KeyParams, KeyRevokedBody } from './auth.model';
 
 /** The settings screen's API keys: session only, and the full key is shown once, at creation. */

@@ -3,7 +3,7 @@ import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { PostbackWorker } from '../postbacks/postbacks.worker';
 import type { Clock } from '../shared/ids';
 import type { WriteBurst } from '../shared/write-burst';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { ConversionInput, ConversionListBody, ConversionResultBody, ListConversionsQuery, PostbackQuery } from './conversions.model';
 import { createClickConversionWriter } from './conversions.writer';
 import { checkConversionInput, listOrgConversions, parsePostbackQuery, recordConversion, type ConversionsDeps } from './conversions.service';

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { CostsBody, CostsResultBody } from './costs.model';
 import { importCosts } from './costs.service';
 

@@ -4,7 +4,7 @@ import type { Config } from '../config/config';
 import { unauthorized, validationError } from '../http/errors';
 import { NOT_JSON, parseJsonBody } from '../http/json-body';
 import { strictBody } from '../http/strict-body';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { IngestBody, IngestResultBody } from './ingest.model';
 import { ingestClicks, type IngestDeps } from './ingest.service';
 

@@ -5,11 +5,11 @@ import { validationError } from '../http/errors';
 import type { IpIntel } from '../ipintel/ip-intel';
 import { newId, type Clock } from '../shared/ids';
 import type { IpHasher } from '../shared/ip-hash';
-import { instantOf } from '../shared/timestamp';
 import type { ImpressionRecord } from '../tracking/tracking.model';
 import { resolveCampaigns } from './campaign-refs';
 import type { Impression, ImpressionsResult } from './impressions.model';
 import { findOrgApps, insertImportedImpressions } from './impressions.repo';
+import { instantOf } from '../http/timestamp-field';
 
 export interface ImpressionImportDeps {
   db: Db;

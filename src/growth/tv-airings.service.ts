@@ -4,12 +4,12 @@ import { recordAudit } from '../auth/audit';
 import type { Db, Queryable } from '../db/db';
 import { validationError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
-import { instantOf } from '../shared/timestamp';
 import type { ClickPipeline } from '../tracking/pipeline/click-pipeline';
 import { resolveCampaigns } from './campaign-refs';
 import { attributeSpikes, BASELINE_LOOKBACK_MIN, overlapGroups, planSpikes, type Interval, type Spot, type SpotResult } from './spike';
 import { DEFAULT_WINDOW_MIN, type TvAiring, type TvAiringsResult, type TvAiringView } from './tv-airings.model';
 import { countTraffic, findAiringsBetween, insertAirings, listAirings, lockOrgAirings, updateAiringResults, type AiringRow, type StoredAiring } from './tv-airings.repo';
+import { instantOf } from '../http/timestamp-field';
 
 export interface TvAiringDeps {
   db: Db;

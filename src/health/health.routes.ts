@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { WriterState } from '../tracking/pipeline/click-pipeline';

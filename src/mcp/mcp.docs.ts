@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 
 /** The SDK's answer to a body that is not JSON-RPC 2.0 (a parse or invalid-request error). */
 export const JsonRpcErrorBody = t.Object({

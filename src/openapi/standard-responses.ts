@@ -1,7 +1,7 @@
 import { MAX_BODY_BYTES } from '../http/http.plugin';
 import { rateLimitGroup } from '../http/rate-limit';
 import { isSessionWrite } from '../http/session-writes';
-import { errorSchema as ref, refusal } from './documented';
+import { errorSchema as ref, refusal } from '../http/documented';
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { refusal } from '../openapi/documented';
+import { refusal } from '../http/documented';
 import { hostOf } from '../tracking/redirect/tracking.service';
 import {
   ELIGIBLE_HEADER,

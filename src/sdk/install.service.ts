@@ -5,13 +5,13 @@ import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { scoreInstalledClick } from '../protect/scoring/install-signals';
 import { newId, type Clock } from '../shared/ids';
-import { instantOf } from '../shared/timestamp';
 import type { IpHasher } from '../shared/ip-hash';
 import { deviceIdHash } from './device-id';
 import type { InstallForwarder } from './forwarder.service';
 import { clearUninstalled, findInstallByDevice, reattributeInstall, type InstallRow } from './installs.repo';
 import type { InstallWriter } from './installs.writer';
 import type { InstallRequest, InstallResponse } from './sdk.model';
+import { instantOf } from '../http/timestamp-field';
 
 export interface InstallDeps {
   db: Db;

@@ -12,7 +12,7 @@ import type { InstallForwarder } from './forwarder.service';
 import { forwarderRoutes } from './forwarder.routes';
 import { recordInstall } from './install.service';
 import { createInstallWriter } from './installs.writer';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import {
   AdRevenueRequest,
   AdRevenueResultBody,

@@ -6,7 +6,6 @@ import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
-import { instantOf } from '../shared/timestamp';
 import { deviceIdHash } from './device-id';
 import { clearUninstalled, findInstallByDevice, findInstallById, setPushToken } from './installs.repo';
 import {
@@ -21,6 +20,7 @@ import {
   type SubscriptionRequest,
 } from './sdk.model';
 import { findSubscription, insertEvent, insertEvents, insertReengagement, insertSubscription, linkSubscription, type EventRow } from './sdk.repo';
+import { instantOf } from '../http/timestamp-field';
 
 export interface SdkDeps {
   db: Db;

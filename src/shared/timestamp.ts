@@ -5,7 +5,6 @@
  */
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { fieldError } from '../http/errors';
 
 export type Parsed<T> = { value: T } | { error: string };
 
@@ -84,16 +83,6 @@ export function parseTimestamp(raw: unknown, options: { bareDay?: boolean } = {}
 
 function instant(at: Date, microDigits: string): Parsed<Instant> {
   return { value: { at, iso: `${at.toISOString().slice(0, 23)}${microDigits}Z` } };
-}
-
-/**
- * The instant of a value the route's schema already checked with `Timestamp`; the check runs
- * again so a caller that skipped the schema still gets the 400, never an Invalid Date.
- */
-export function instantOf(raw: string, field: string): Date {
-  const parsed = parseTimestamp(raw);
-  if ('error' in parsed) throw fieldError(field, parsed.error);
-  return parsed.value.at;
 }
 
 FormatRegistry.Set('svc-timestamp', (value) => 'value' in parseTimestamp(value));

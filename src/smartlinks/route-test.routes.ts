@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { documented } from '../openapi/documented';
+import { documented } from '../http/documented';
 import { RouteTestBody, RouteTestResultBody } from './route-test.model';
 import { testRoute, type RouteTestDeps } from './route-test.service';
 

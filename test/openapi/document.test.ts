@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { t } from 'elysia';
-import { documented } from '../../src/openapi/documented';
+import { documented } from '../../src/http/documented';
 import { openApiDocument, type RouteSource } from '../../src/openapi/openapi-document';
 
 const TRACKING_URL = 'http://track.example';
