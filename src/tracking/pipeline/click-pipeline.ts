@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Db } from '../../db/db';
 import { isHandleClosed } from '../../db/errors';
+import { backoffDelay, type Backoff } from '../../shared/backoff';
 import { errorMessage } from '../../shared/error-message';
 import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
@@ -125,8 +126,8 @@ const REST_STEP_MS = 50;
 export const DEFAULT_BACKLOG_LIMIT: Record<Db['kind'], number> = { postgres: 250_000, pglite: 25_000 };
 /** No append for this long means traffic is quiet: the batcher then runs at full speed. */
 const QUIET_AFTER_MS = 200;
-const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 5000;
+/** A failed write is retried after 100 ms, doubling to 5 s; a stop retries a database that accepts nothing the same way. */
+const RETRY: Backoff = { min: 100, max: 5000 };
 
 export function createClickPipeline(
   deps: ClickPipelineDeps,
@@ -152,7 +153,8 @@ export function createClickPipeline(
     });
   const waiters: { target: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
   let running: Promise<void> | null = null;
-  let retryDelay = 0;
+  /** Writes failed in a row, and when the timer or an append may start the next. */
+  let failures = 0;
   let retryAt = 0;
   let lastError: unknown;
   /** When the batch the drain waits for started; null while it waits for none. */
@@ -251,7 +253,7 @@ export function createClickPipeline(
           // before (or its start, when later) to its own commit.
           if (head.quiet && head.batch.count === BATCH_ROWS) backlog.observe(head.batch.count, committedAt - Math.max(head.started, lastCommitAt));
           lastCommitAt = committedAt;
-          retryDelay = 0;
+          failures = 0;
           retryAt = 0;
           lastError = undefined;
           settleWaiters();
@@ -265,7 +267,7 @@ export function createClickPipeline(
         await Promise.allSettled(inFlight.map((batch) => batch.written));
         journal.rewind();
         lastError = error;
-        retryDelay = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, retryDelay * 2));
+        const retryDelay = backoffDelay(RETRY, failures++);
         retryAt = Date.now() + retryDelay;
         console.error(`click pipeline: write failed, ${journal.pending()} records kept in the journal, retrying in ${retryDelay} ms:`, errorMessage(error));
         settleWaiters(error);
@@ -288,7 +290,7 @@ export function createClickPipeline(
       await journal.deleted();
     })()
       .catch((error) => {
-        syncRetryAt = Date.now() + RETRY_MAX_MS;
+        syncRetryAt = Date.now() + RETRY.max;
         console.error('click pipeline: syncing the store failed; its segments stay in the journal:', errorMessage(error));
       })
       .finally(() => (syncing = null));
@@ -347,7 +349,7 @@ export function createClickPipeline(
       clearInterval(timer);
       wake?.();
       let lastProgress = Date.now();
-      for (let delay = RETRY_MIN_MS; ; ) {
+      for (let retry = 0; ; ) {
         if (running) await running;
         const before = journal.pending();
         await drain();
@@ -355,12 +357,13 @@ export function createClickPipeline(
         if (journal.pending() === 0 || isHandleClosed(lastError)) break;
         if (journal.pending() < before) {
           lastProgress = Date.now();
-          delay = RETRY_MIN_MS;
+          retry = 0;
           continue;
         }
+        const delay = backoffDelay(RETRY, retry);
         if (Date.now() + delay - lastProgress > stopTimeoutMs) break;
         await Bun.sleep(delay);
-        delay = Math.min(RETRY_MAX_MS, delay * 2);
+        retry++;
       }
       if (journal.pending() > 0) console.error(`click pipeline: ${journal.pending()} records stay in the journal for the next start`);
       settleWaiters(new Error('click pipeline stopped'));
