@@ -3,10 +3,11 @@ import { newId, type Clock } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseIp } from '../tracking/enrich/ip';
 import type { ClickPipeline } from '../tracking/pipeline/click-pipeline';
-import { checkHttpUrl, CLICK_ID_PARAM, formDecode, parseQuery, queryOf, withClickId } from '../tracking/redirect/landing-url';
+import { checkHttpUrl, withClickId } from '../tracking/redirect/landing-url';
+import { formDecode, parseQuery, queryOf } from '../tracking/query-string';
 import type { CompiledLink, LinkCache } from '../tracking/redirect/link-cache';
 import { unavailable } from '../tracking/redirect/tracking.service';
-import { CAPTURE_LIMITS, CAPTURED_PARAMS, type JournaledClick } from '../tracking/tracking.model';
+import { CAPTURE_LIMITS, CAPTURED_PARAMS, CLICK_ID_PARAM, type JournaledClick } from '../tracking/tracking.model';
 import { CLICK_ID_ERROR, CLICK_ID_PATTERN, IngestRow, TS_FUTURE_MS, TS_PAST_MS, type IngestResult } from './ingest.model';
 
 export interface IngestDeps {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { ingestClicks, type IngestDeps } from '../../src/edge/ingest.service';
-import { capturedClick } from '../../src/tracking/redirect/click-query';
+import { capturedClick } from '../../src/tracking/pipeline/click-capture';
 import type { CompiledLink } from '../../src/tracking/redirect/link-cache';
 import { CAPTURED_PARAMS, type JournaledClick } from '../../src/tracking/tracking.model';
 

@@ -5,7 +5,7 @@
  */
 import InAppSpy from 'inapp-spy';
 import { parseUserAgent } from '../../tracking/enrich/user-agent';
-import { nameAt } from '../../tracking/redirect/landing-url';
+import { nameAt } from '../../tracking/query-string';
 import type { IpType, OperatingSystem } from './rules.model';
 import { setBounded } from '../../shared/bounded-cache';
 

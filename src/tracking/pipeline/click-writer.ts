@@ -4,7 +4,7 @@ import { isDataRefused } from '../../db/errors';
 import { errorMessage } from '../../shared/error-message';
 import type { ClickRecord } from '../click.model';
 import { parseLines } from './journal';
-import { capturedClick } from '../redirect/click-query';
+import { capturedClick } from './click-capture';
 import type { ImpressionRecord, JournalEntry } from '../tracking.model';
 import { insertClicks, insertImpressions } from './records.repo';
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { capturedClick, clickControls } from '../../../src/tracking/redirect/click-query';
-import { rawQuery } from '../../../src/tracking/redirect/landing-url';
+import { capturedClick } from '../../../src/tracking/pipeline/click-capture';
+import { clickControls } from '../../../src/tracking/redirect/click-query';
+import { rawQuery } from '../../../src/tracking/query-string';
 import { FORCE_TRANSPARENT_PARAM, LANDING_PARAMS, type JournaledClick } from '../../../src/tracking/tracking.model';
 
 /** What the redirect read before clickControls: every parameter into a map (rawQuery), then the control ones. */
