@@ -56,7 +56,7 @@ export async function ingestClicks(deps: IngestDeps, events: readonly unknown[])
   });
 
   const links = await lookupLinks(deps.linkCache, checked);
-  // The call's clicks are staged and written in one write (journal.ts), not one write a row.
+  // The call's clicks are staged and written in one write (journal/staging.ts), not one write a row.
   const pipeline = deps.clickPipeline;
   const lossesBefore = pipeline.stagedLosses();
   const journaled: number[] = [];

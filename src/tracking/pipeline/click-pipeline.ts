@@ -5,7 +5,9 @@ import { backoffDelay, type Backoff } from '../../shared/backoff';
 import { errorMessage } from '../../shared/error-message';
 import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
-import { openJournal, type Journal, type JournalBatch, type JournalOptions, type StagedAppends } from './journal';
+import { openJournal, type Journal, type JournalOptions } from './journal/journal';
+import type { JournalBatch } from './journal/read-cursor';
+import type { StagedAppends } from './journal/staging';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from '../tracking.model';
 import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './write-share';
 

@@ -3,7 +3,7 @@ import type { Db } from '../../db/db';
 import { isDataRefused } from '../../db/errors';
 import { errorMessage } from '../../shared/error-message';
 import type { ClickRecord } from '../click.model';
-import { parseLines } from './journal';
+import { parseLines } from './journal/parse-lines';
 import { capturedClick } from './click-capture';
 import type { ImpressionRecord, JournalEntry } from '../tracking.model';
 import { insertClicks, insertImpressions } from './records.repo';
