@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createClickPipeline } from '../../../src/tracking/pipeline/click-pipeline';
-import { BASE_SHARE, BUSY_KNEE, BUSY_LOOP, threadLoopMeter, writeShare, type LoopMeter } from '../../../src/tracking/pipeline/write-share';
+import { BASE_SHARE, BUSY_KNEE, BUSY_LOOP, threadLoopMeter, writeShare, type LoopMeter } from '../../../src/tracking/pipeline/pacing';
 import { tempDir } from '../../support/temp-dir';
 import { eventually } from '../../support/wait';
 import { arrive, fakePostgres, makeClick, timedWriter } from '../support';
