@@ -11,7 +11,8 @@ import type { ClickPipeline } from '../pipeline/click-pipeline';
 import { clickControls, type ClickControls } from './click-query';
 import { resolveLandingUrlCached, withClickId } from './landing-url';
 import { decodedText, formDecode, rawQuery } from '../query-string';
-import type { CompiledLink, LinkCache } from './link-cache';
+import type { CompiledLink } from './link-cache/compiled-link';
+import type { LinkCache } from './link-cache/link-cache';
 import {
   CAPTURE_LIMITS,
   FORCE_TRANSPARENT_PARAM,
