@@ -23,8 +23,8 @@ export interface ClickWriter {
   write(lines: Uint8Array, count: number, options?: WriteOptions): Promise<void>;
   /**
    * Starts now what the first write would otherwise wait for: a writer thread, its connections
-   * and its enrichment data. The pipeline calls it as it starts; without it, the first click of
-   * a new node was stored 1.6 s after its answer, past a conversion's wait for it.
+   * and its enrichment data. The pipeline calls it as it starts, so that the first click of a new
+   * node is stored within a conversion's wait for it (src/tracking/click-arrival.ts).
    */
   prepare?(): void;
   close(): Promise<void>;
