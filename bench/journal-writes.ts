@@ -10,8 +10,9 @@
  *   BENCH_SPIN_US=5 BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP=3 (defaults)
  *   JOURNAL_SYNC_MS=100 (default; 0 leaves the journal to the kernel's writeback)
  */
-import { openJournal, type StagedAppends } from '../src/tracking/pipeline/journal';
-import { DEFAULT_JOURNAL_SYNC_MS } from '../src/tracking/pipeline/journal-sync';
+import { openJournal } from '../src/tracking/pipeline/journal/journal';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../src/tracking/pipeline/journal/journal-sync';
+import type { StagedAppends } from '../src/tracking/pipeline/journal/staging';
 import { answerBatch } from '../src/tracking/redirect/answer-batch';
 import { CONNECTIONS, drive, DURATION, round, summary, USER_AGENT, WARMUP, type Load } from './redirect-load';
 import { removeScratch, scratchDir } from './scratch-dir';

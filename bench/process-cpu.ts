@@ -12,8 +12,8 @@ function cpuTicks(pid: number): number {
  * Waits until a process is idle: under 5% of a core for half a second; resolves to the seconds
  * it took. The benches wait so for the warm-up's writes (journal drained, mirror caught up): a
  * service that has run for a while meets a burst this way, and its click writer has measured its
- * own rate by then (backlog-limit.ts). Tests wait so for what a node does as it boots (its click
- * writer threads loading their IP data) before they measure it.
+ * own rate by then (src/tracking/pipeline/pacing.ts). Tests wait so for what a node does as it
+ * boots (its click writer threads loading their IP data) before they measure it.
  */
 export async function settled(pid: number, timeoutMs = 60_000): Promise<number> {
   const started = performance.now();

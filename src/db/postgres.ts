@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { bulkInsertStatements, copyStatement, type Db, type Queryable, type QueryOptions } from './db';
 import { parseTimestamptz } from './timestamptz';
+import { backoffDelay, type Backoff } from '../shared/backoff';
 
 /**
  * Values both adapters handle the same way: numbers for int8 and numeric, and json/jsonb
@@ -20,17 +21,16 @@ const sharedTypes = {
 /** The longest wait, in seconds, before a pool connection that closed connects again. */
 export const RECONNECT_DELAY_MAX_SECONDS = 1;
 
+/** 50 ms doubling to the ceiling; the random half of each wait keeps a node's connections from knocking together. */
+const RECONNECT: Backoff = { min: 0.05, max: RECONNECT_DELAY_MAX_SECONDS, jitter: { low: 0.5, width: 0.5 } };
+
 /**
- * Seconds before a closed connection connects again, after `failures` connections of its pool
- * closed on an error: 50 ms doubling to RECONNECT_DELAY_MAX_SECONDS, with jitter so a node's
- * connections do not knock together. The driver's own delay grows to 20 s, and its count of
- * failures is never reset on a connection that opens for a reserve() (the click writer's COPY):
- * outage after outage, the writer then waited up to 20 s to notice Postgres was gone, and again to
- * notice it was back (docs/operations.md, "Postgres restarts and refused connections").
+ * Seconds before a closed connection connects again, after `failures` of its pool closed on an
+ * error: within the ceiling outage after outage, which the driver's own delay is not on a reserve()
+ * (docs/operations.md, "Postgres restarts and refused connections").
  */
 export function reconnectDelaySeconds(failures: number): number {
-  const ceiling = Math.min(RECONNECT_DELAY_MAX_SECONDS, 0.05 * 2 ** failures);
-  return ceiling * (0.5 + Math.random() / 2);
+  return backoffDelay(RECONNECT, failures);
 }
 
 export function openPostgres(url: string, options: { max?: number; idleTimeoutSeconds?: number } = {}): Db {

@@ -25,7 +25,8 @@ const adParams = Object.fromEntries(Object.keys(CAPTURED_PARAMS).map((name) => [
 /**
  * One click row of POST /api/ingest/clicks. Keys not listed are ignored (the spec's rows carry
  * free-form keys). Values are checked here for shape; ts, ip and url are checked in full by the
- * service, and the ad parameters are captured by the rules of /c (click-query.ts).
+ * service, and the ad parameters are captured by the rules of /c
+ * (src/tracking/pipeline/click-capture.ts).
  */
 export const IngestRow = t.Object(
   {

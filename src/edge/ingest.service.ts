@@ -3,10 +3,12 @@ import { newId, type Clock } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseIp } from '../tracking/enrich/ip';
 import type { ClickPipeline } from '../tracking/pipeline/click-pipeline';
-import { checkHttpUrl, CLICK_ID_PARAM, formDecode, parseQuery, queryOf, withClickId } from '../tracking/redirect/landing-url';
-import type { CompiledLink, LinkCache } from '../tracking/redirect/link-cache';
+import { checkHttpUrl, withClickId } from '../tracking/redirect/landing-url';
+import { formDecode, parseQuery, queryOf } from '../tracking/query-string';
+import type { CompiledLink } from '../tracking/redirect/link-cache/compiled-link';
+import type { LinkCache } from '../tracking/redirect/link-cache/link-cache';
 import { unavailable } from '../tracking/redirect/tracking.service';
-import { CAPTURE_LIMITS, CAPTURED_PARAMS, type JournaledClick } from '../tracking/tracking.model';
+import { CAPTURE_LIMITS, CAPTURED_PARAMS, CLICK_ID_PARAM, type JournaledClick } from '../tracking/tracking.model';
 import { CLICK_ID_ERROR, CLICK_ID_PATTERN, IngestRow, TS_FUTURE_MS, TS_PAST_MS, type IngestResult } from './ingest.model';
 
 export interface IngestDeps {
@@ -55,7 +57,7 @@ export async function ingestClicks(deps: IngestDeps, events: readonly unknown[])
   });
 
   const links = await lookupLinks(deps.linkCache, checked);
-  // The call's clicks are staged and written in one write (journal.ts), not one write a row.
+  // The call's clicks are staged and written in one write (journal/staging.ts), not one write a row.
   const pipeline = deps.clickPipeline;
   const lossesBefore = pipeline.stagedLosses();
   const journaled: number[] = [];

@@ -1,4 +1,5 @@
 import { hmacSha256Hex } from '../auth/secrets';
+import { backoffDelay } from '../shared/backoff';
 import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
 import type { HostPacer } from './host-pacer';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
@@ -16,13 +17,13 @@ export interface SendOptions {
   random?: () => number;
 }
 
-/**
- * The wait before the next attempt: the smaller of the cap and base * 2^(attempt-1), with 20
- * percent jitter either way so failed deliveries do not return in lockstep.
- */
+/** 20 percent either way, so failed deliveries do not return in lockstep. */
+const RETRY_JITTER = { low: 0.8, width: 0.4 };
+
+/** The wait before the next attempt: the smaller of the cap and base * 2^(attempt-1), jittered. */
 export function retryDelayMs(attempt: number, options: Pick<SendOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
-  const exponential = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return exponential * (0.8 + 0.4 * (options.random ?? Math.random)());
+  const backoff = { min: options.baseDelayMs, max: options.maxDelayMs, jitter: RETRY_JITTER };
+  return backoffDelay(backoff, Math.max(0, attempt - 1), options.random);
 }
 
 /** What the delivery log says when no HTTP answer came back: the reason goes to the server log. */

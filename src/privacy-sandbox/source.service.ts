@@ -1,7 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
 import type { Db } from '../db/db';
 import type { Clock } from '../shared/ids';
-import type { CompiledLink, LinkCache } from '../tracking/redirect/link-cache';
+import type { CompiledLink } from '../tracking/redirect/link-cache/compiled-link';
+import type { LinkCache } from '../tracking/redirect/link-cache/link-cache';
 import { campaignKeyPiece, hash64Hex, randomSourceEventId } from './key-pieces';
 import { SourceRegistration } from './privacy-sandbox.model';
 import { findSourceCampaign, insertSource, type SourceCampaignRow } from './privacy-sandbox.repo';

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/db';
 import { gone, HttpError, notFound } from '../http/errors';
 import { newId, type Clock } from '../shared/ids';
 import { clickControls } from '../tracking/redirect/click-query';
-import type { CompiledLink } from '../tracking/redirect/link-cache';
+import type { CompiledLink } from '../tracking/redirect/link-cache/compiled-link';
 import {
   journalClick,
   newClick,

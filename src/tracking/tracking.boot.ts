@@ -7,7 +7,7 @@ import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type C
 import { createClickWriterThread } from './pipeline/click-writer.thread';
 import { ipIntelOptionsFor } from '../ipintel/ip-intel';
 import { createIngestion } from './enrich/ingest';
-import { createLinkCache, type LinkCache, type LinkCacheOptions } from './redirect/link-cache';
+import { createLinkCache, type LinkCache, type LinkCacheOptions } from './redirect/link-cache/link-cache';
 import { replayListenerJournals } from './listeners/listener-journals';
 
 export interface Tracking {

@@ -3,6 +3,8 @@ import type { ClickRecord } from './click.model';
 /** The landing URL parameter and its aliases, in order of preference. */
 export const LANDING_PARAMS = ['url', 'u', 'redirect', 'dest', 'r'] as const;
 export const FORCE_TRANSPARENT_PARAM = 'force_transparent';
+/** The click id the redirect adds to the landing URL; one sent by the visitor is never the click's. */
+export const CLICK_ID_PARAM = 'svc_click_id';
 
 /** Query parameters the spec lists for /c, and the click column each one lands in. */
 export const CAPTURED_PARAMS = {
@@ -43,6 +45,14 @@ export const CAPTURE_LIMITS = {
   /** User agent and referer. */
   headerLength: 2048,
 } as const;
+
+/**
+ * Text as Postgres can store it: without U+0000, which no text or jsonb value may hold (a single
+ * `%00` in a query string would otherwise make the click unstorable). Nothing else is changed.
+ */
+export function storable(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '') : text;
+}
 
 /** An impression as the pipeline carries it (the impressions table). The raw IP is never part of it. */
 export interface ImpressionRecord {
@@ -90,8 +100,8 @@ export function completeClick(click: JournaledClick): ClickRecord {
 
 /**
  * One line of the click journal: a click or an impression. A click's `q` is its redirect's query
- * string as sent, whose parameters the batcher captures (click-query.ts); lines written before
- * it existed carry them in `r`.
+ * string as sent, whose parameters the batcher captures (pipeline/click-capture.ts); lines
+ * written before it existed carry them in `r`.
  */
 export type JournalEntry = { k: 'c'; r: JournaledClick; q?: string } | { k: 'i'; r: ImpressionRecord };
 

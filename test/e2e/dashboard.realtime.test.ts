@@ -61,9 +61,9 @@ for (const { backend, threads } of cases) {
         }
         await waitFor(/"clicks":8,/);
 
-        const stopping = performance.now();
         server.proc.kill('SIGTERM');
-        // The stream ends (done, or a reset the socket's close causes), well before the 25 s deadline.
+        // The stream ends (done, or a reset the socket's close causes), and the stop does not wait
+        // for it until the deadline (main.ts exits 1 past it).
         const ended = await (async () => {
           for (;;) {
             const { done } = await reader.read();
@@ -72,7 +72,7 @@ for (const { backend, threads } of cases) {
         })().catch(() => true);
         expect(ended).toBe(true);
         expect(await server.proc.exited).toBe(0);
-        expect(performance.now() - stopping).toBeLessThan(15_000);
+        expect(server.output()).not.toContain('did not finish within');
         expect(server.output()).toContain('stopped');
       } finally {
         if (server.proc.exitCode === null) await server.stop();

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { ingestClicks, type IngestDeps } from '../../src/edge/ingest.service';
-import { capturedClick } from '../../src/tracking/redirect/click-query';
-import type { CompiledLink } from '../../src/tracking/redirect/link-cache';
+import { capturedClick } from '../../src/tracking/pipeline/click-capture';
+import type { CompiledLink } from '../../src/tracking/redirect/link-cache/compiled-link';
 import { CAPTURED_PARAMS, type JournaledClick } from '../../src/tracking/tracking.model';
 
 const NOW = new Date('2026-09-02T10:00:00.000Z');

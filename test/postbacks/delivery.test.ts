@@ -265,11 +265,12 @@ for (const backend of backends()) {
       for (let i = 0; i < at.length; i += 1) {
         for (let j = i + burst; j < at.length; j += 1) expect(at[j]! - at[i]!).toBeGreaterThanOrEqual(((j - i + 1 - burst) * 1000) / rate - 50);
       }
-      // The other host has a bucket of its own: its three went out together, not paced behind the
-      // busy host's backlog.
+      // The other host has a bucket of its own: its three go in the round that claims them, after at
+      // most two of the busy host's bursts (its first, and the tokens held as that round begins).
+      // Sharing the busy host's bucket, they would wait for slots behind its backlog.
       const otherAt = sentAt['127.0.0.2']!;
-      expect(Math.max(...otherAt) - Math.min(...otherAt)).toBeLessThan(1000 / rate);
-      expect(Math.max(...otherAt)).toBeLessThan(at[at.length - 1]!);
+      expect(otherAt).toHaveLength(3);
+      expect(at.filter((sent) => sent < Math.max(...otherAt)).length).toBeLessThanOrEqual(2 * burst);
     });
 
     test('event filters, repeats and deleted destinations', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { compileLandingHosts, landingHostAllowed, parseLandingHost } from '../../src/links/landing-hosts';
-import { createLinkCache, type CompiledLink } from '../../src/tracking/redirect/link-cache';
+import type { CompiledLink } from '../../src/tracking/redirect/link-cache/compiled-link';
+import { createLinkCache } from '../../src/tracking/redirect/link-cache/link-cache';
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';

@@ -5,7 +5,7 @@
  */
 import InAppSpy from 'inapp-spy';
 import { parseUserAgent } from '../../tracking/enrich/user-agent';
-import { nameAt } from '../../tracking/redirect/landing-url';
+import { nameAt } from '../../tracking/query-string';
 import type { IpType, OperatingSystem } from './rules.model';
 import { setBounded } from '../../shared/bounded-cache';
 
@@ -27,7 +27,7 @@ export interface RouteFacts {
   /**
    * 32-bit hash of link id, IP and user agent: the sticky A/B draw (visitorHash()). null until a
    * `variants` rule is reached, which works it out from `visitor` (visitorDraw()): most visits
-   * never reach one, and hashing the user agent was about 40% of the facts' time.
+   * never reach one, and none of those hashes the user agent.
    */
   visitorHash: number | null;
   /** What visitorHash is worked out from, when it is still null. */
@@ -178,9 +178,8 @@ export function acceptedLanguages(header: string | null): readonly string[] {
  * Each parameter's first value, form-decoded (`+` is a blank), exactly as URLSearchParams reads
  * them; with `only`, just the parameters of those names. Walked in place: a piece with neither
  * `%` nor `+` needs no decoding and is read where it is (a wanted name is matched without being
- * cut out); only the others go through URLSearchParams, one piece at a time. A whole
- * URLSearchParams with its iterator was a fifth of an /l visit's handler (docs/performance-smartlink.md,
- * "bench:smartlink").
+ * cut out); only the others go through URLSearchParams, one piece at a time, so a visit builds
+ * no whole URLSearchParams and no iterator (docs/performance-smartlink.md, "bench:smartlink").
  */
 export function firstParams(raw: string, only?: readonly string[]): ReadonlyMap<string, string> {
   // URLSearchParams reads a USVString: a lone surrogate is U+FFFD before anything else.

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalDirOf, type ClickPipeline } from '../pipeline/click-pipeline';
-import { holdsSegments } from '../pipeline/journal';
+import { holdsSegments } from '../pipeline/journal/segment-files';
 
 /** Tracking listener threads journal under `<DATA_DIR>/listeners/<index>/journal`, one directory each. */
 const LISTENERS_DIR = 'listeners';

@@ -16,7 +16,7 @@ import { systemClock } from '../../shared/ids';
 import { createIpHasher } from '../../shared/ip-hash';
 import { createCampaignCache } from '../redirect/campaign-cache';
 import { createClickPipeline } from '../pipeline/click-pipeline';
-import { createLinkCache } from '../redirect/link-cache';
+import { createLinkCache } from '../redirect/link-cache/link-cache';
 import type { FromListener, ListenerInit, ToListener } from './listener.protocol';
 import { clickPipelineDeps } from '../tracking.boot';
 import { nativeTrackingRoutes } from '../redirect/tracking.routes';

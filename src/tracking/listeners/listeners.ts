@@ -48,81 +48,15 @@ export interface TrackingListenersDeps {
 }
 
 export async function startTrackingListeners(deps: TrackingListenersDeps, count = deps.config.trackingThreads): Promise<TrackingListeners> {
-  const { config, forward } = deps;
-  const workerUrl = deps.workerUrl ?? new URL('./listener.worker.ts', import.meta.url).href;
   const listeners: Listener[] = Array.from({ length: count }, (_, index) => ({ index, worker: null, ready: false, pending: 0, writer: 'ok' as WriterState, waits: new Map() }));
   let stopping = false;
   let seq = 0;
-
-  /** Posts a message and waits for the reply that `key` names (or the thread's end). */
-  const ask = (listener: Listener, message: ToListener, key: string, timeoutMs?: number): Promise<boolean> =>
-    new Promise<boolean>((resolve) => {
-      const worker = listener.worker;
-      if (!worker) return resolve(false);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      listener.waits.set(key, () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          listener.waits.delete(key);
-          resolve(false);
-        }, timeoutMs);
-      }
-      worker.postMessage(message);
-    });
-
-  const spawn = (listener: Listener): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      const worker = new Worker(workerUrl);
-      listener.worker = worker;
-      listener.ready = false;
-      let started = false;
-      const timer = setTimeout(() => fail(new Error(`tracking listener ${listener.index} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
-      const fail = (error: Error) => {
-        clearTimeout(timer);
-        worker.terminate();
-        reject(error);
-      };
-      worker.onmessage = (event: MessageEvent<FromListener>) => {
-        const message = event.data;
-        if (message.kind === 'ready') {
-          clearTimeout(timer);
-          started = listener.ready = true;
-          resolve();
-        } else if (message.kind === 'failed') {
-          fail(new Error(`tracking listener ${listener.index} failed to start: ${message.message}`));
-        } else if (message.kind === 'backlog') {
-          listener.pending = message.pending;
-          listener.writer = message.writer;
-        } else {
-          if (message.kind === 'stopped') listener.pending = message.pending;
-          const key = message.kind === 'link-applied' ? `link:${message.seq}` : message.kind;
-          const wait = listener.waits.get(key);
-          listener.waits.delete(key);
-          wait?.();
-        }
-      };
-      worker.addEventListener('close', () => {
-        const wasCurrent = listener.worker === worker;
-        if (wasCurrent) {
-          listener.worker = null;
-          listener.ready = false;
-        }
-        // Whoever waits on this thread (a link change, a stop) is done with it.
-        for (const wait of listener.waits.values()) wait();
-        listener.waits.clear();
-        if (!started) return fail(new Error(`tracking listener ${listener.index} exited while starting`));
-        if (stopping || !wasCurrent) return;
-        // Its journal holds every click it answered; a new thread on the same directory writes them.
-        console.error(`tracking listener ${listener.index} stopped unexpectedly; starting it again in ${RESTART_DELAY_MS} ms`);
-        setTimeout(() => {
-          if (!stopping) spawn(listener).catch((error) => console.error(`tracking listener ${listener.index}:`, (error as Error).message));
-        }, RESTART_DELAY_MS);
-      });
-      worker.postMessage({ kind: 'init', config, dataDir: listenerDataDir(config.dataDir, listener.index), forward } satisfies ToListener);
-    });
+  const start: ListenerStart = {
+    workerUrl: deps.workerUrl ?? new URL('./listener.worker.ts', import.meta.url).href,
+    config: deps.config,
+    forward: deps.forward,
+    stopping: () => stopping,
+  };
 
   const unsubscribe = deps.linkChanges.subscribe(async (linkId) => {
     const applied = await Promise.all(
@@ -149,7 +83,7 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
   };
 
   try {
-    await Promise.all(listeners.map(spawn));
+    await Promise.all(listeners.map((listener) => spawn(listener, start)));
   } catch (error) {
     await stop();
     throw error;
@@ -165,4 +99,95 @@ export async function startTrackingListeners(deps: TrackingListenersDeps, count 
       if (pending() > 0) console.error(`tracking listeners: ${pending()} records stay in their journals for the next start`);
     },
   };
+}
+
+/** Posts a message and waits for the reply that `key` names (or the thread's end). */
+function ask(listener: Listener, message: ToListener, key: string, timeoutMs?: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const worker = listener.worker;
+    if (!worker) return resolve(false);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    listener.waits.set(key, () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        listener.waits.delete(key);
+        resolve(false);
+      }, timeoutMs);
+    }
+    worker.postMessage(message);
+  });
+}
+
+/** What starting a listener's thread takes; `stopping` is read when a thread dies, to start it again or not. */
+interface ListenerStart {
+  workerUrl: string;
+  config: Config;
+  forward: ForwardTarget;
+  stopping: () => boolean;
+}
+
+/**
+ * Starts the listener's thread; resolves once it serves. A thread that dies later is started
+ * again after RESTART_DELAY_MS on the same journal, unless the node is stopping.
+ */
+function spawn(listener: Listener, start: ListenerStart): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const worker = new Worker(start.workerUrl);
+    listener.worker = worker;
+    listener.ready = false;
+    let started = false;
+    const timer = setTimeout(() => fail(new Error(`tracking listener ${listener.index} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      worker.terminate();
+      reject(error);
+    };
+    worker.onmessage = (event: MessageEvent<FromListener>) => {
+      const message = event.data;
+      if (message.kind === 'ready') {
+        clearTimeout(timer);
+        started = listener.ready = true;
+        resolve();
+      } else if (message.kind === 'failed') {
+        fail(new Error(`tracking listener ${listener.index} failed to start: ${message.message}`));
+      } else {
+        heard(listener, message);
+      }
+    };
+    worker.addEventListener('close', () => {
+      const wasCurrent = listener.worker === worker;
+      if (wasCurrent) {
+        listener.worker = null;
+        listener.ready = false;
+      }
+      // Whoever waits on this thread (a link change, a stop) is done with it.
+      for (const wait of listener.waits.values()) wait();
+      listener.waits.clear();
+      if (!started) return fail(new Error(`tracking listener ${listener.index} exited while starting`));
+      if (start.stopping() || !wasCurrent) return;
+      // Its journal holds every click it answered; a new thread on the same directory writes them.
+      console.error(`tracking listener ${listener.index} stopped unexpectedly; starting it again in ${RESTART_DELAY_MS} ms`);
+      setTimeout(() => {
+        if (!start.stopping()) spawn(listener, start).catch((error) => console.error(`tracking listener ${listener.index}:`, (error as Error).message));
+      }, RESTART_DELAY_MS);
+    });
+    worker.postMessage({ kind: 'init', config: start.config, dataDir: listenerDataDir(start.config.dataDir, listener.index), forward: start.forward } satisfies ToListener);
+  });
+}
+
+/** A message of a serving thread: its backlog, or the reply someone waits for. */
+function heard(listener: Listener, message: Exclude<FromListener, { kind: 'ready' | 'failed' }>): void {
+  if (message.kind === 'backlog') {
+    listener.pending = message.pending;
+    listener.writer = message.writer;
+    return;
+  }
+  if (message.kind === 'stopped') listener.pending = message.pending;
+  const key = message.kind === 'link-applied' ? `link:${message.seq}` : message.kind;
+  const wait = listener.waits.get(key);
+  listener.waits.delete(key);
+  wait?.();
 }

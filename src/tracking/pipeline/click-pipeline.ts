@@ -1,19 +1,21 @@
 import { join } from 'node:path';
 import type { Db } from '../../db/db';
-import { isHandleClosed } from '../../db/errors';
-import { errorMessage } from '../../shared/error-message';
-import { fixedBacklogLimit, measuredBacklogLimit } from './backlog-limit';
-import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
-import { openJournal, type Journal, type JournalBatch, type JournalOptions, type StagedAppends } from './journal';
 import type { ImpressionRecord, JournaledClick, JournalEntry } from '../tracking.model';
-import { idleLoopMeter, threadLoopMeter, writeShare, type LoopMeter } from './write-share';
+import { Batcher, WRITE_RETRY } from './batcher';
+import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS, type ClickWriter, type Enrich } from './click-writer';
+import { FlushWaiters } from './flush-waiters';
+import { openJournal, type Journal, type JournalOptions } from './journal/journal';
+import type { StagedAppends } from './journal/staging';
+import { fixedBacklogLimit, idleLoopMeter, measuredBacklogLimit, Pacer, threadLoopMeter, type LoopMeter } from './pacing';
+import { StoreSync } from './store-sync';
 
 export type { Enrich } from './click-writer';
 
 /**
  * The durable path from an answered redirect to Postgres: the click is journaled before the answer;
  * a batcher writes journaled records idempotently (a replay or retry never duplicates a row), giving
- * way to redirects while clicks arrive (write-share.ts; docs/tracking.md, "The click pipeline").
+ * way to redirects while clicks arrive (pacing.ts; docs/tracking.md, "The click pipeline"). Its
+ * parts: the journal (journal/), the batcher (batcher.ts), the pacing, the store sync (store-sync.ts).
  */
 export interface ClickPipeline extends StagedAppends {
   /**
@@ -34,7 +36,7 @@ export interface ClickPipeline extends StagedAppends {
   pending(): number;
   /** Whether records reach the database: `retrying` after a failed batch, `stalled` while one batch takes too long. */
   writerState(): WriterState;
-  /** The backlog at which the batcher stops giving way: CLICK_BACKLOG, or measured (backlog-limit.ts). */
+  /** The backlog at which the batcher stops giving way: CLICK_BACKLOG, or measured (pacing.ts). */
   backlogLimit(): number;
   /** Replays what an earlier run left in the journal, then starts the timer. */
   start(): Promise<void>;
@@ -64,7 +66,7 @@ export interface ClickPipelineOptions {
   stopTimeoutMs?: number;
   /**
    * The backlog (journaled, not yet written) at which the batcher stops giving way to redirects.
-   * Unset: what the writer is measured to write within FLUSH_BUDGET_MS (backlog-limit.ts),
+   * Unset: what the writer is measured to write within FLUSH_BUDGET_MS (pacing.ts),
    * DEFAULT_BACKLOG_LIMIT until it is measured.
    */
   backlogLimit?: number;
@@ -88,23 +90,12 @@ export type ClickPipelineDeps = { db: Db; dataDir: string } & (
   | { writer: (setAsidePath: string) => ClickWriter; enrich?: undefined }
 );
 
-/** A batch handed to the writer and not yet committed from the journal. */
-interface InFlight {
-  batch: JournalBatch;
-  written: Promise<void>;
-  started: number;
-  /** Started at full speed with no record arriving: its time measures the writer's rate. */
-  quiet: boolean;
-}
-
 /**
  * Batches handed at once to a writer on a thread of its own, at full speed: it enriches the next
  * while the database writes the last. A writer on this event loop writes everything in turn.
  */
 export const THREAD_BATCHES_IN_FLIGHT = 2;
 
-/** Records per batch: several statements, run side by side. */
-const BATCH_ROWS = STATEMENT_ROWS * 4;
 /** A pipeline's journal lives here, under its data directory. */
 export const journalDirOf = (dataDir: string) => join(dataDir, 'journal');
 /** Where records the database refused are kept, one JSON line each, in the journal's directory. */
@@ -112,26 +103,13 @@ export const SET_ASIDE_FILE = 'refused.jsonl';
 /** Clicks enriched between two yields to the event loop when the writer runs in process. */
 const ENRICH_SLICE = 32;
 /**
- * While giving way, the batcher looks at its share again this often, so a rest ends when
- * traffic stops or the backlog grows (a rest set at a small share would otherwise run on for
- * seconds after the burst).
- */
-const REST_STEP_MS = 50;
-/**
- * Backlog limits per store until the writer's own rate is measured (backlog-limit.ts): small
+ * Backlog limits per store until the writer's own rate is measured (pacing.ts): small
  * enough for a full-speed drain to fit main.ts's stop deadline on a slow machine, smaller on the
  * embedded store, whose writes share the event loop. CLICK_BACKLOG fixes the limit instead.
  */
 export const DEFAULT_BACKLOG_LIMIT: Record<Db['kind'], number> = { postgres: 250_000, pglite: 25_000 };
-/** No append for this long means traffic is quiet: the batcher then runs at full speed. */
-const QUIET_AFTER_MS = 200;
-const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 5000;
 
-export function createClickPipeline(
-  deps: ClickPipelineDeps,
-  options: ClickPipelineOptions = {},
-): ClickPipeline {
+export function createClickPipeline(deps: ClickPipelineDeps, options: ClickPipelineOptions = {}): ClickPipeline {
   const batchSize = options.batchSize ?? STATEMENT_ROWS;
   const intervalMs = options.intervalMs ?? 100;
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
@@ -139,175 +117,27 @@ export function createClickPipeline(
   const journalDir = journalDirOf(deps.dataDir);
   const journal: Journal<JournalEntry> = openJournal(journalDir, options.journal);
   const loop = options.loopMeter ?? (deps.writer ? threadLoopMeter() : idleLoopMeter);
-  const setAsidePath = join(journalDir, SET_ASIDE_FILE);
-  const batchesInFlight = deps.writer ? THREAD_BATCHES_IN_FLIGHT : 1;
-  const writer = deps.writer
-    ? deps.writer(setAsidePath)
-    : createClickWriter({
-      db: deps.db,
-      enrich: deps.enrich,
-      setAsidePath,
-      yieldEvery: ENRICH_SLICE,
-      statementRows: deps.db.kind === 'pglite' ? EMBEDDED_STATEMENT_ROWS : STATEMENT_ROWS,
-    });
-  const waiters: { target: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
-  let running: Promise<void> | null = null;
-  let retryDelay = 0;
-  let retryAt = 0;
-  let lastError: unknown;
-  /** When the batch the drain waits for started; null while it waits for none. */
-  let writingSince: number | null = null;
-  let lastAppendAt = 0;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let stopping = false;
-  let stopped = false;
+  const writer = writerOf(deps, join(journalDir, SET_ASIDE_FILE));
   /** Replaying at start is not measured: it runs alone, while a stop flushes beside the other pipelines. */
-  let serving = false;
-  let wake: (() => void) | undefined;
-  let syncing: Promise<void> | null = null;
-  /** After a failed sync the timer tries again from here (a stop tries at once). */
-  let syncRetryAt = 0;
+  const lifecycle = { serving: false, stopped: false };
+  const waiters = new FlushWaiters(() => journal.committed());
+  const pacer = new Pacer({ backlog, loop, pending: () => journal.pending(), urgent: () => lifecycle.stopped || waiters.waiting() });
+  const batchesInFlight = deps.writer ? THREAD_BATCHES_IN_FLIGHT : 1;
+  const batcher = new Batcher({ journal, writer, pacer, backlog, waiters, batchesInFlight, lifecycle });
+  // After a failed sync the timer tries again after the longest write retry.
+  const storeSync = new StoreSync(deps.db, journal, WRITE_RETRY.max);
+  let timer: ReturnType<typeof setInterval> | undefined;
 
   const append = (entry: JournalEntry) => {
-    if (stopped) throw new Error('click pipeline is stopped');
+    if (lifecycle.stopped) throw new Error('click pipeline is stopped');
     journal.append(entry);
-    lastAppendAt = performance.now();
-    if (journal.pending() >= batchSize && Date.now() >= retryAt) void drain();
+    pacer.noteAppend();
+    if (journal.pending() >= batchSize && batcher.mayStart()) void batcher.drain();
   };
-
-  const settleWaiters = (error?: unknown) => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      const waiter = waiters[i]!;
-      if (error !== undefined) waiter.reject(error);
-      else if (journal.committed() >= waiter.target) waiter.resolve();
-      else continue;
-      waiters.splice(i, 1);
-    }
-  };
-
-  /** The batcher's share of the time now: all of it unless clicks keep arriving and the backlog is short of the limit. */
-  const share = (): number => {
-    if (stopping || waiters.length > 0 || performance.now() - lastAppendAt > QUIET_AFTER_MS) return 1;
-    return writeShare(journal.pending() / backlog.current(), loop.busy());
-  };
-
-  /** Waits `ms`; true when flush() or stop() cut the rest short. */
-  const rest = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-    }).finally(() => (wake = undefined));
-
-  /**
-   * Before the next batch, rests for one that took `spentMs`, so the batcher keeps to its share
-   * while traffic flows: `spentMs * (1 / share - 1)` at the share of the moment, looked at again
-   * every REST_STEP_MS. A share of 0 rests until it is more.
-   */
-  const giveWay = async (spentMs: number) => {
-    const from = performance.now();
-    for (let now = share(); now < 1; now = share()) {
-      const restMs = now > 0 ? spentMs * (1 / now - 1) : Number.POSITIVE_INFINITY;
-      const left = restMs - (performance.now() - from);
-      if (left <= 0 || (await rest(Math.min(left, REST_STEP_MS)))) return;
-    }
-  };
-
-  /**
-   * One drain at a time: batches are committed in journal order. At full speed, on a writer
-   * thread of its own, the next batch is already on its way while the database writes the last
-   * (inFlight); while giving way, one batch at a time, with a rest after it.
-   */
-  const drain = (): Promise<void> => {
-    running ??= (async () => {
-      const inFlight: InFlight[] = [];
-      try {
-        for (let spentMs = 0, lastCommitAt = 0; ; ) {
-          // The rest for the batch before (none before the first, unless the share is 0: beside
-          // a busy loop nothing is written until the backlog nears its limit).
-          await giveWay(spentMs);
-          const fullSpeed = share() >= 1;
-          for (let depth = fullSpeed ? batchesInFlight : 1; inFlight.length < depth; ) {
-            const batch = journal.readLines(BATCH_ROWS);
-            if (!batch) break;
-            // While giving way, a batch's statements run one after another: side by side they
-            // would take every core the redirects need for as long as they run.
-            const started = performance.now();
-            const written = writer.write(batch.bytes, batch.count, { sideBySide: fullSpeed });
-            written.catch(() => {}); // awaited in turn below; a later batch's failure waits for it
-            inFlight.push({ batch, written, started, quiet: serving && (stopping || started - lastAppendAt > QUIET_AFTER_MS) });
-          }
-          const head = inFlight.shift();
-          if (!head) break;
-          writingSince = head.started;
-          await head.written;
-          writingSince = null;
-          head.batch.commit();
-          const committedAt = performance.now();
-          // The rate a shutdown flush gets: full batches, at full speed, with nothing arriving
-          // before them. With batches in flight, a batch's share of the time is from the commit
-          // before (or its start, when later) to its own commit.
-          if (head.quiet && head.batch.count === BATCH_ROWS) backlog.observe(head.batch.count, committedAt - Math.max(head.started, lastCommitAt));
-          lastCommitAt = committedAt;
-          retryDelay = 0;
-          retryAt = 0;
-          lastError = undefined;
-          settleWaiters();
-          spentMs = committedAt - head.started;
-        }
-      } catch (error) {
-        writingSince = null;
-        // The batches after the failed one may still be running: a retry must not race them.
-        // Their records are read again from the oldest uncommitted one; what they did write is
-        // skipped by the idempotent insert.
-        await Promise.allSettled(inFlight.map((batch) => batch.written));
-        journal.rewind();
-        lastError = error;
-        retryDelay = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, retryDelay * 2));
-        retryAt = Date.now() + retryDelay;
-        console.error(`click pipeline: write failed, ${journal.pending()} records kept in the journal, retrying in ${retryDelay} ms:`, errorMessage(error));
-        settleWaiters(error);
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  };
-
-  /**
-   * Deletes the journal's segments once the store has made their records durable: the commit
-   * count is read first, then the store syncs, and only what was committed before is released.
-   */
-  const syncStore = (): Promise<void> => {
-    syncing ??= (async () => {
-      const committed = journal.committed();
-      await deps.db.syncCommits();
-      journal.release(committed);
-      await journal.deleted();
-    })()
-      .catch((error) => {
-        syncRetryAt = Date.now() + RETRY_MAX_MS;
-        console.error('click pipeline: syncing the store failed; its segments stay in the journal:', errorMessage(error));
-      })
-      .finally(() => (syncing = null));
-    return syncing;
-  };
-
-  const flush = (): Promise<void> => {
-    const target = journal.appended();
-    if (journal.committed() >= target) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => waiters.push({ target, resolve, reject }));
-    wake?.();
-    void drain();
-    return done;
-  };
-
   const tick = () => {
     loop.sample();
-    if (journal.pending() > 0 && Date.now() >= retryAt) void drain();
-    if (journal.releasable() && Date.now() >= syncRetryAt) void syncStore();
+    if (journal.pending() > 0 && batcher.mayStart()) void batcher.drain();
+    if (storeSync.due()) void storeSync.sync();
   };
 
   return {
@@ -319,56 +149,66 @@ export function createClickPipeline(
     stageWhile: (run) => journal.stageWhile(run),
     writeStaged: () => journal.writeStaged(),
     stagedLosses: () => journal.stagedLosses(),
-    flush,
+    flush: () => {
+      const target = journal.appended();
+      if (journal.committed() >= target) return Promise.resolve();
+      const done = waiters.add(target);
+      pacer.wake();
+      void batcher.drain();
+      return done;
+    },
     pending: () => journal.pending(),
-    writerState: () =>
-      lastError !== undefined ? 'retrying' : writingSince !== null && performance.now() - writingSince > STALLED_AFTER_MS ? 'stalled' : 'ok',
+    writerState: () => writerStateOf(batcher),
     backlogLimit: () => backlog.current(),
     async start() {
       writer.prepare?.();
-      const replaying = journal.pending();
-      if (replaying > 0) {
-        await drain();
-        await syncStore();
-        console.log(
-          journal.pending() === 0
-            ? `click pipeline: replayed ${replaying} journaled records`
-            : `click pipeline: ${journal.pending()} journaled records wait for the database`,
-        );
-      }
-      serving = true;
+      await replay(journal, batcher, storeSync);
+      lifecycle.serving = true;
       timer = setInterval(tick, intervalMs);
       timer.unref?.();
     },
     async stop() {
-      if (stopped) return;
-      stopping = true;
-      stopped = true;
+      if (lifecycle.stopped) return;
+      lifecycle.stopped = true;
       clearInterval(timer);
-      wake?.();
-      let lastProgress = Date.now();
-      for (let delay = RETRY_MIN_MS; ; ) {
-        if (running) await running;
-        const before = journal.pending();
-        await drain();
-        // A closed handle takes no retry: the journal keeps the records for the next start.
-        if (journal.pending() === 0 || isHandleClosed(lastError)) break;
-        if (journal.pending() < before) {
-          lastProgress = Date.now();
-          delay = RETRY_MIN_MS;
-          continue;
-        }
-        if (Date.now() + delay - lastProgress > stopTimeoutMs) break;
-        await Bun.sleep(delay);
-        delay = Math.min(RETRY_MAX_MS, delay * 2);
-      }
+      pacer.wake();
+      await batcher.drainBeforeStop(stopTimeoutMs);
       if (journal.pending() > 0) console.error(`click pipeline: ${journal.pending()} records stay in the journal for the next start`);
-      settleWaiters(new Error('click pipeline stopped'));
+      waiters.settle(new Error('click pipeline stopped'));
       await writer.close();
-      if (syncing) await syncing;
-      await syncStore();
+      await storeSync.syncAgain();
       await journal.close();
     },
   };
 }
 
+/** In process on `db`, yielding to requests as it goes, or the writer `deps` names. */
+function writerOf(deps: ClickPipelineDeps, setAsidePath: string): ClickWriter {
+  if (deps.writer) return deps.writer(setAsidePath);
+  return createClickWriter({
+    db: deps.db,
+    enrich: deps.enrich,
+    setAsidePath,
+    yieldEvery: ENRICH_SLICE,
+    statementRows: deps.db.kind === 'pglite' ? EMBEDDED_STATEMENT_ROWS : STATEMENT_ROWS,
+  });
+}
+
+/** Writes what an earlier run left in the journal, before the node serves. */
+async function replay(journal: Journal<JournalEntry>, batcher: Batcher, storeSync: StoreSync): Promise<void> {
+  const replaying = journal.pending();
+  if (replaying === 0) return;
+  await batcher.drain();
+  await storeSync.sync();
+  console.log(
+    journal.pending() === 0
+      ? `click pipeline: replayed ${replaying} journaled records`
+      : `click pipeline: ${journal.pending()} journaled records wait for the database`,
+  );
+}
+
+function writerStateOf(batcher: Batcher): WriterState {
+  if (batcher.failing()) return 'retrying';
+  const since = batcher.batchWaitedSince();
+  return since !== null && performance.now() - since > STALLED_AFTER_MS ? 'stalled' : 'ok';
+}

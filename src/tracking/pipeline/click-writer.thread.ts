@@ -4,8 +4,8 @@ import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './cl
 /** How long close() waits for the thread to end its connections before ending the thread. */
 const CLOSE_WAIT_MS = 10_000;
 /**
- * A write unanswered this long means the thread or its driver is wedged: the thread is ended and
- * the next batch starts a new one with new connections. A healthy batch takes well under a second.
+ * A write unanswered this long means the thread or its driver is wedged (far longer than any
+ * healthy batch takes): the thread is ended and the next batch starts a new one with new connections.
  */
 export const STALLED_WRITE_MS = 60_000;
 
@@ -13,6 +13,12 @@ interface Pending {
   resolve(): void;
   reject(error: Error): void;
   sentAt: number;
+}
+
+/** The running thread, with the requests it holds: a thread's end fails its own requests only. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
 }
 
 /**
@@ -25,53 +31,13 @@ export function createClickWriterThread(
   options: { onSpawn?: (worker: Worker) => void; stalledWriteMs?: number } = {},
 ): ClickWriter {
   const stalledWriteMs = options.stalledWriteMs ?? STALLED_WRITE_MS;
-  /** The running thread, with the requests it holds: a thread's end fails its own requests only. */
-  interface Thread {
-    worker: Worker;
-    pending: Map<number, Pending>;
-  }
   let thread: Promise<Thread> | null = null;
   let nextId = 1;
   let closed = false;
 
   const spawn = (): Promise<Thread> => {
-    const started: Promise<Thread> = new Promise<Thread>((resolve, reject) => {
-      const worker = new Worker(new URL('./click-writer.worker.ts', import.meta.url).href);
-      const pending = new Map<number, Pending>();
-      let watchdog: ReturnType<typeof setInterval> | undefined;
-      const gone = (error: Error) => {
-        clearInterval(watchdog);
-        if (thread === started) thread = null;
-        reject(error);
-        for (const request of pending.values()) request.reject(error);
-        pending.clear();
-      };
-      worker.onmessage = (event: MessageEvent<ClickWriterReply>) => {
-        const message = event.data;
-        if (message.kind === 'ready') return resolve({ worker, pending });
-        if (message.kind === 'failed') {
-          worker.terminate();
-          return gone(new Error(`click writer thread failed to start: ${message.message}`));
-        }
-        const request = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.kind === 'done') request?.resolve();
-        else request?.reject(Object.assign(new Error(message.message), { code: message.code }));
-      };
-      worker.addEventListener('error', (event) => gone(new Error(`click writer thread failed: ${event.message}`)));
-      worker.addEventListener('close', () => gone(new Error('click writer thread exited')));
-      watchdog = setInterval(() => {
-        const oldest = Math.min(...Array.from(pending.values(), (request) => request.sentAt));
-        if (performance.now() - oldest < stalledWriteMs) return;
-        console.error(`click writer thread: a write unanswered for ${stalledWriteMs} ms; starting a new thread`);
-        worker.terminate();
-        gone(new Error('click writer thread stopped answering'));
-      }, Math.min(5_000, stalledWriteMs / 4));
-      watchdog.unref();
-      // The thread alone never keeps the process alive; close() ends it.
-      worker.unref();
-      worker.postMessage(init);
-      options.onSpawn?.(worker);
+    const started: Promise<Thread> = startThread(init, { stalledWriteMs, onSpawn: options.onSpawn }, () => {
+      if (thread === started) thread = null;
     });
     started.catch(() => {}); // a failed start is reported to the batch that waited for it
     thread = started;
@@ -115,4 +81,50 @@ export function createClickWriterThread(
       current.worker.terminate();
     },
   };
+}
+
+/**
+ * Starts a writer thread; resolves once it is ready. When it ends (it failed to start, exited,
+ * crashed or stopped answering), `onEnd` is told first, then every request it held fails.
+ */
+function startThread(init: ClickWriterInit, options: { stalledWriteMs: number; onSpawn?: (worker: Worker) => void }, onEnd: () => void): Promise<Thread> {
+  const { stalledWriteMs } = options;
+  return new Promise<Thread>((resolve, reject) => {
+    const worker = new Worker(new URL('./click-writer.worker.ts', import.meta.url).href);
+    const pending = new Map<number, Pending>();
+    let watchdog: ReturnType<typeof setInterval> | undefined;
+    const gone = (error: Error) => {
+      clearInterval(watchdog);
+      onEnd();
+      reject(error);
+      for (const request of pending.values()) request.reject(error);
+      pending.clear();
+    };
+    worker.onmessage = (event: MessageEvent<ClickWriterReply>) => {
+      const message = event.data;
+      if (message.kind === 'ready') return resolve({ worker, pending });
+      if (message.kind === 'failed') {
+        worker.terminate();
+        return gone(new Error(`click writer thread failed to start: ${message.message}`));
+      }
+      const request = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.kind === 'done') request?.resolve();
+      else request?.reject(Object.assign(new Error(message.message), { code: message.code }));
+    };
+    worker.addEventListener('error', (event) => gone(new Error(`click writer thread failed: ${event.message}`)));
+    worker.addEventListener('close', () => gone(new Error('click writer thread exited')));
+    watchdog = setInterval(() => {
+      const oldest = Math.min(...Array.from(pending.values(), (request) => request.sentAt));
+      if (performance.now() - oldest < stalledWriteMs) return;
+      console.error(`click writer thread: a write unanswered for ${stalledWriteMs} ms; starting a new thread`);
+      worker.terminate();
+      gone(new Error('click writer thread stopped answering'));
+    }, Math.min(5_000, stalledWriteMs / 4));
+    watchdog.unref();
+    // The thread alone never keeps the process alive; close() ends it.
+    worker.unref();
+    worker.postMessage(init);
+    options.onSpawn?.(worker);
+  });
 }

@@ -3,8 +3,8 @@ import type { Db } from '../../db/db';
 import { isDataRefused } from '../../db/errors';
 import { errorMessage } from '../../shared/error-message';
 import type { ClickRecord } from '../click.model';
-import { parseLines } from './journal';
-import { capturedClick } from '../redirect/click-query';
+import { parseLines } from './journal/parse-lines';
+import { capturedClick } from './click-capture';
 import type { ImpressionRecord, JournalEntry } from '../tracking.model';
 import { insertClicks, insertImpressions } from './records.repo';
 
@@ -23,8 +23,8 @@ export interface ClickWriter {
   write(lines: Uint8Array, count: number, options?: WriteOptions): Promise<void>;
   /**
    * Starts now what the first write would otherwise wait for: a writer thread, its connections
-   * and its enrichment data. The pipeline calls it as it starts; without it, the first click of
-   * a new node was stored 1.6 s after its answer, past a conversion's wait for it.
+   * and its enrichment data. The pipeline calls it as it starts, so that the first click of a new
+   * node is stored within a conversion's wait for it (src/tracking/click-arrival.ts).
    */
   prepare?(): void;
   close(): Promise<void>;

@@ -44,8 +44,8 @@ function start(init: ClickWriterInit) {
     );
   };
   reply({ kind: 'ready' });
-  // Before the first batch is read: on a new DATA_DIR the ASN table is parsed here (over a second
-  // on 2 cores) while the node boots, not when its first click is written (click-writer.ts, prepare).
+  // Before the first batch is read: on a new DATA_DIR the ASN table is parsed here while the node
+  // boots, not when its first click is written (click-writer.ts, prepare).
   try {
     ipIntel.load();
   } catch (error) {

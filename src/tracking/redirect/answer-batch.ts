@@ -3,11 +3,11 @@
  * sent one by one, each would wake the client's side of its connection on its own. What an answer
  * says is decided before it waits (docs/tracking.md, "Answers sent together").
  *
- * The clicks those answers journal are staged (journal.ts): held in memory and written in one
- * write just before the batch goes out, instead of one write each. If that write fails, no answer
- * of the batch says its click was accepted: each becomes `refused`.
+ * The clicks those answers journal are staged (pipeline/journal/staging.ts): held in memory and
+ * written in one write just before the batch goes out, instead of one write each. If that write
+ * fails, no answer of the batch says its click was accepted: each becomes `refused`.
  */
-import type { StagedAppends } from '../pipeline/journal';
+import type { StagedAppends } from '../pipeline/journal/staging';
 
 export const ANSWER_BATCH_MAX = 32;
 

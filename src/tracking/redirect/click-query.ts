@@ -1,19 +1,11 @@
-import type { ClickRecord } from '../click.model';
-import { CLICK_ID_PARAM, formDecode, nameAt, parseQuery, queryOf } from './landing-url';
-import {
-  ALLOWED_VALUES,
-  CAPTURE_LIMITS,
-  CAPTURED_PARAMS,
-  completeClick,
-  FORCE_TRANSPARENT_PARAM,
-  LANDING_PARAMS,
-  type JournalEntry,
-} from '../tracking.model';
+import { formDecode, nameAt, queryOf } from '../query-string';
+import { FORCE_TRANSPARENT_PARAM, LANDING_PARAMS } from '../tracking.model';
 
 /**
  * A click's query string, read twice: the redirect reads only what its answer depends on and
  * journals the rest as it came; the batcher captures the other parameters (ValueTrack and extras)
- * right before the click is written, so parsing them stays out of the redirect.
+ * right before the click is written (pipeline/click-capture.ts), so parsing them stays out of
+ * the redirect.
  */
 
 /** What the redirect reads of its query string. */
@@ -41,7 +33,7 @@ const PLUS = 43;
 /**
  * The control parameter that query[at, end) names, if any. A name with neither `%` nor `+` is
  * what it spells, so it is matched where it is, without being cut out: most of a click's
- * parameters (gclid, utm_*) are no control, and cutting each one out was a third of this walk.
+ * parameters (gclid, utm_*) are no control, and telling them so allocates nothing.
  */
 function controlIndexAt(query: string, at: number, end: number): number | undefined {
   if (end - at > MAX_CONTROL_NAME) return undefined;
@@ -83,56 +75,3 @@ export function clickControls(requestUrl: string): ClickControls {
   }
   return { query, landingParam: landing < FORCE_INDEX ? LANDING_PARAMS[landing] : undefined, landingRaw, force };
 }
-
-/**
- * A journaled click as it is stored: completed with the defaults, and with what its query
- * string carries (a journal line without one, written before the query string was journaled
- * raw, already holds its captured fields).
- */
-export function capturedClick(entry: Extract<JournalEntry, { k: 'c' }>): ClickRecord {
-  const click = completeClick(entry.r);
-  if (click.user_agent !== null) click.user_agent = storable(click.user_agent);
-  if (click.referer !== null) click.referer = storable(click.referer);
-  if (entry.q) captureQuery(click, entry.q);
-  return click;
-}
-
-/** The spec's ValueTrack parameters into their columns, and up to CAPTURE_LIMITS.extraParams others into `params`. */
-function captureQuery(click: ClickRecord, query: string): void {
-  let extras: Record<string, string> | undefined;
-  let extraCount = 0;
-  parseQuery(query).forEach((raw, name) => {
-    if (Object.hasOwn(CAPTURED_PARAMS, name)) {
-      const param = name as keyof typeof CAPTURED_PARAMS;
-      const value = capturedValue(param, decodedText(raw));
-      if (value !== null) click[CAPTURED_PARAMS[param]] = value;
-    } else if (raw !== '' && extraCount < CAPTURE_LIMITS.extraParams && name.length <= CAPTURE_LIMITS.extraNameLength && !isControlParam(name)) {
-      (extras ??= {})[storable(name)] = decodedText(raw).slice(0, CAPTURE_LIMITS.valueLength);
-      extraCount++;
-    }
-  });
-  if (extras) click.params = extras;
-}
-
-function capturedValue(param: keyof typeof CAPTURED_PARAMS, value: string): string | null {
-  if (value === '') return null;
-  const allowed = ALLOWED_VALUES[param];
-  if (allowed) return allowed.has(value) ? value : null;
-  if (param === 'gclid') return value.length <= CAPTURE_LIMITS.gclidLength ? value : null;
-  return value.slice(0, CAPTURE_LIMITS.valueLength);
-}
-
-function isControlParam(name: string): boolean {
-  return name === CLICK_ID_PARAM || CONTROL_INDEX.has(name);
-}
-
-/**
- * Text as Postgres can store it: without U+0000, which no text or jsonb value may hold (a single
- * `%00` in a query string would otherwise make the click unstorable). Nothing else is changed.
- */
-export function storable(text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '') : text;
-}
-
-/** A query value, form-decoded once, as it is stored. */
-export const decodedText = (raw: string) => storable(formDecode(raw));

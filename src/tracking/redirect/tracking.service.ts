@@ -8,13 +8,16 @@ import type { GeoLookup } from '../enrich/geo';
 import { parseIp } from '../enrich/ip';
 import { parseUserAgent } from '../enrich/user-agent';
 import type { ClickPipeline } from '../pipeline/click-pipeline';
-import { clickControls, decodedText, storable, type ClickControls } from './click-query';
-import { formDecode, rawQuery, resolveLandingUrlCached, withClickId } from './landing-url';
-import type { CompiledLink, LinkCache } from './link-cache';
+import { clickControls, type ClickControls } from './click-query';
+import { resolveLandingUrlCached, withClickId } from './landing-url';
+import { decodedText, formDecode, rawQuery } from '../query-string';
+import type { CompiledLink } from './link-cache/compiled-link';
+import type { LinkCache } from './link-cache/link-cache';
 import {
   CAPTURE_LIMITS,
   FORCE_TRANSPARENT_PARAM,
   IMPRESSION_LIMITS,
+  storable,
   TRANSPARENT_GIF,
   type ImpressionRecord,
   type JournaledClick,
@@ -97,8 +100,8 @@ export function transparentRedirect(deps: ClickDeps, link: CompiledLink, request
 
 /**
  * A click as the redirect journals it: only what differs from CLICK_DEFAULTS, and the query
- * string as sent (the batcher captures its parameters, click-query.ts), so the line written
- * before each answer is cheap to make.
+ * string as sent (the batcher captures its parameters, pipeline/click-capture.ts), so the line
+ * written before each answer is cheap to make.
  */
 export function newClick(deps: Pick<ClickDeps, 'clock'>, link: CompiledLink, request: TrackingRequest, clickId: string, location: string): JournaledClick {
   const click: JournaledClick = {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClickPipeline, THREAD_BATCHES_IN_FLIGHT, type ClickPipeline } from '../../../src/tracking/pipeline/click-pipeline';
 import type { ClickWriter } from '../../../src/tracking/pipeline/click-writer';
-import { parseLines } from '../../../src/tracking/pipeline/journal';
+import { parseLines } from '../../../src/tracking/pipeline/journal/parse-lines';
 import type { JournalEntry } from '../../../src/tracking/tracking.model';
 import { tempDir } from '../../support/temp-dir';
 import { eventually } from '../../support/wait';

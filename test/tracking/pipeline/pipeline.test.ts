@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createClickPipeline, SET_ASIDE_FILE, type Enrich } from '../../../src/tracking/pipeline/click-pipeline';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
-import { JournalBusy } from '../../../src/tracking/pipeline/journal';
+import { JournalBusy } from '../../../src/tracking/pipeline/journal/journal-lock';
 import { backends } from '../../support/db';
 import { orgWithKey } from '../../support/fixtures';
 import { tempDir } from '../../support/temp-dir';

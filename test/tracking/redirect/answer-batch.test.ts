@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { openJournal } from '../../../src/tracking/pipeline/journal';
+import { openJournal } from '../../../src/tracking/pipeline/journal/journal';
 import { answerBatch } from '../../../src/tracking/redirect/answer-batch';
 import { tempDir } from '../../support/temp-dir';
 

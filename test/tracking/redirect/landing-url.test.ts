@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parseHttpUrl } from '../../../src/links/link-fields';
-import { CLICK_ID_PARAM, rawQuery, resolveLandingUrl, withClickId } from '../../../src/tracking/redirect/landing-url';
+import { resolveLandingUrl, withClickId } from '../../../src/tracking/redirect/landing-url';
+import { rawQuery } from '../../../src/tracking/query-string';
+import { CLICK_ID_PARAM } from '../../../src/tracking/tracking.model';
 
 const encode = (value: string, times: number) => {
   let out = value;

@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { createServing } from '../../../src/app';
-import { openPostgres } from '../../../src/db/postgres';
-import { createLinkChanges, domainChange } from '../../../src/links/link-changes';
-import { createLinkCache, normaliseHost, type CompiledLink } from '../../../src/tracking/redirect/link-cache';
-import { backends, createPostgres } from '../../support/db';
-import { body, testApp, TEST_BASE_URL, TEST_TRACKING_URL } from '../../support/app';
-import { fakeDns } from '../../domains/support';
-import { insertLink, orgWithKey, verifiedDomain } from '../../support/fixtures';
+import { createServing } from '../../../../src/app';
+import { openPostgres } from '../../../../src/db/postgres';
+import { createLinkChanges, domainChange } from '../../../../src/links/link-changes';
+import { normaliseHost } from '../../../../src/tracking/redirect/link-cache/cache-keys';
+import type { CompiledLink } from '../../../../src/tracking/redirect/link-cache/compiled-link';
+import { createLinkCache } from '../../../../src/tracking/redirect/link-cache/link-cache';
+import { backends, createPostgres } from '../../../support/db';
+import { body, testApp, TEST_BASE_URL, TEST_TRACKING_URL } from '../../../support/app';
+import { fakeDns } from '../../../domains/support';
+import { insertLink, orgWithKey, verifiedDomain } from '../../../support/fixtures';
 
 const TRACKING_HOST = 'track.test.local';
 const randomSlug = () => `r${crypto.randomUUID().replaceAll('-', '')}`;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { FLUSH_BUDGET_MS, MIN_BACKLOG_LIMIT, fixedBacklogLimit, measuredBacklogLimit } from '../../../src/tracking/pipeline/backlog-limit';
+import { FLUSH_BUDGET_MS, MIN_BACKLOG_LIMIT, fixedBacklogLimit, measuredBacklogLimit } from '../../../src/tracking/pipeline/pacing';
 import { createClickPipeline, DEFAULT_BACKLOG_LIMIT } from '../../../src/tracking/pipeline/click-pipeline';
 import { tempDir } from '../../support/temp-dir';
 import { arrive, fakePostgres, makeClick, timedWriter } from '../support';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, jest, test } from 'bun:test';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openJournal } from '../../../src/tracking/pipeline/journal';
-import { dataSync } from '../../../src/tracking/pipeline/journal-sync';
-import { tempDir } from '../../support/temp-dir';
+import { openJournal } from '../../../../src/tracking/pipeline/journal/journal';
+import { dataSync } from '../../../../src/tracking/pipeline/journal/journal-sync';
+import { tempDir } from '../../../support/temp-dir';
 
 const segmentPaths = (dir: string) =>
   readdirSync(dir)

@@ -2,8 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { existsSync, readdirSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { holdsSegments, JournalBusy, openJournal, parseLines } from '../../../src/tracking/pipeline/journal';
-import { tempDir } from '../../support/temp-dir';
+import { openJournal } from '../../../../src/tracking/pipeline/journal/journal';
+import { JournalBusy } from '../../../../src/tracking/pipeline/journal/journal-lock';
+import { parseLines } from '../../../../src/tracking/pipeline/journal/parse-lines';
+import { holdsSegments } from '../../../../src/tracking/pipeline/journal/segment-files';
+import { tempDir } from '../../../support/temp-dir';
 
 const segmentFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort();
 
