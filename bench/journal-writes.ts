@@ -11,7 +11,7 @@
  *   JOURNAL_SYNC_MS=100 (default; 0 leaves the journal to the kernel's writeback)
  */
 import { openJournal } from '../src/tracking/pipeline/journal/journal';
-import { DEFAULT_JOURNAL_SYNC_MS } from '../src/tracking/pipeline/journal/journal-sync';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../src/config/defaults';
 import type { StagedAppends } from '../src/tracking/pipeline/journal/staging';
 import { answerBatch } from '../src/tracking/redirect/answer-batch';
 import { CONNECTIONS, drive, DURATION, round, summary, USER_AGENT, WARMUP, type Load } from './redirect-load';

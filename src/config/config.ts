@@ -6,9 +6,8 @@
 import { Value } from '@sinclair/typebox/value';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_JOURNAL_SYNC_MS } from '../tracking/pipeline/journal/journal-sync';
 import { readApnsKey, readFcmAccount } from './credential-files';
-import { DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
+import { DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
 import { Environment, LOWER_CASED, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
 import { persistentSecret } from './session-secret';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan-key';

@@ -11,3 +11,6 @@ export const DEFAULT_MIRROR_MEMORY_MB = 256;
 export const DEFAULT_MIRROR_THREADS = 1;
 /** Below this DuckDB has too little room to stage and upsert one batch beside its cached blocks. */
 export const MIN_MIRROR_MEMORY_MB = 32;
+
+/** JOURNAL_SYNC_MS unless set: how often the click journal is synced to the disk. */
+export const DEFAULT_JOURNAL_SYNC_MS = 100;

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../auth/audit';
-import { randomToken } from '../auth/secrets';
+import { randomToken } from '../shared/secrets';
 import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError } from '../http/errors';

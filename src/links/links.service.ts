@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../auth/audit';
-import { randomToken } from '../auth/secrets';
+import { randomToken } from '../shared/secrets';
 import { campaignExists } from '../campaigns/campaigns.repo';
 import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';

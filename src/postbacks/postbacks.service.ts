@@ -1,6 +1,6 @@
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { recordAudit } from '../auth/audit';
-import { randomToken } from '../auth/secrets';
+import { randomToken } from '../shared/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
 import { errorMessage } from '../shared/error-message';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/db';
 import { createHostPacer } from './host-pacer';
 import { claimDueDeliveries, recordOutcome } from './postbacks.repo';
-import { attemptDelivery, type SendOptions } from './postbacks.sender';
+import { attemptDelivery, type SendOptions } from './postback-sender';
 
 export interface PostbackWorkerOptions extends SendOptions {
   /** How often the outbox is polled for due rows (other nodes' conversions, retries). */

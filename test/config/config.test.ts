@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ConfigError, DEFAULT_MAX_TRACKING_THREADS, defaultTrackingThreads, loadConfig } from '../../src/config/config';
 import { isTrustedPeer } from '../../src/config/trusted-proxies';
 import { APPLE_SKAN_PUBLIC_KEY } from '../../src/config/skan-key';
-import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/tracking/pipeline/journal/journal-sync';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../../src/config/defaults';
 import { runBun } from '../support/process';
 import { tempDir } from '../support/temp-dir';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { ConversionPayload } from '../../src/postbacks/postbacks.model';
-import { retryDelayMs } from '../../src/postbacks/postbacks.sender';
+import { retryDelayMs } from '../../src/postbacks/postback-sender';
 import { renderTemplate, templateProblems } from '../../src/postbacks/postback-template';
 
 const payload = (over: Partial<ConversionPayload> = {}): ConversionPayload => ({

@@ -5,9 +5,6 @@
  */
 import { open } from 'node:fs/promises';
 
-/** JOURNAL_SYNC_MS unless set. */
-export const DEFAULT_JOURNAL_SYNC_MS = 100;
-
 /** Makes a file or directory reach the disk. */
 export type SyncFile = (path: string) => Promise<void>;
 

@@ -1,5 +1,6 @@
 import { mkdirSync, writeSync } from 'node:fs';
-import { DEFAULT_JOURNAL_SYNC_MS, journalSyncer, type JournalSyncer, type SyncFile } from './journal-sync';
+import { DEFAULT_JOURNAL_SYNC_MS } from '../../../config/defaults';
+import { journalSyncer, type JournalSyncer, type SyncFile } from './journal-sync';
 import { lockJournalDir } from './journal-lock';
 import { parseLines } from './parse-lines';
 import { ReadCursor, type JournalBatch } from './read-cursor';

@@ -1,4 +1,4 @@
-import { hmacSha256Hex } from '../auth/secrets';
+import { hmacSha256Hex } from '../shared/secrets';
 import { backoffDelay } from '../shared/backoff';
 import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
 import type { HostPacer } from './host-pacer';
