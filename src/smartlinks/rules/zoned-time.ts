@@ -1,7 +1,8 @@
 /**
- * The hour and weekday in an IANA time zone, for `hours` and `weekdays` conditions. Zone offsets
- * change only on UTC quarter hours in real zones, so each zone's offset is read from Intl once
- * per quarter hour and the rest is arithmetic on shared, frozen results.
+ * The hour and weekday in an IANA time zone, for `hours` and `weekdays` conditions. Each zone's
+ * offset is read from Intl once per quarter hour and the rest is arithmetic on shared, frozen
+ * results; a quarter hour whose two ends disagree holds a change (St. John's changed at 00:01
+ * local time), and is read minute by minute.
  */
 import { WEEKDAYS, type Weekday } from './rules.model';
 
@@ -10,7 +11,8 @@ export interface ZonedTime {
   readonly weekday: Weekday;
 }
 
-const QUARTER_HOUR_MS = 15 * 60_000;
+const MINUTE_MS = 60_000;
+const QUARTER_HOUR_MS = 15 * MINUTE_MS;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** 1970-01-01 was a Thursday: index 3 from Monday. */
@@ -23,7 +25,7 @@ const ANSWERS: readonly ZonedTime[] = WEEKDAYS.flatMap((weekday) => Array.from({
 interface ZoneOffset {
   formatter: Intl.DateTimeFormat;
   offsetMs: number;
-  /** The quarter hour [from, until) the offset was read for. */
+  /** The quarter hour (or, around a change, the minute) [from, until) the offset holds for. */
   from: number;
   until: number;
 }
@@ -62,15 +64,26 @@ export function zonedHourAndWeekday(tz: string, nowMs: number): ZonedTime {
     zone = { formatter, offsetMs: 0, from: 0, until: -1 };
     zones.set(tz, zone);
   }
-  if (nowMs < zone.from || nowMs >= zone.until) {
-    zone.from = Math.floor(nowMs / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-    zone.until = zone.from + QUARTER_HOUR_MS;
-    zone.offsetMs = offsetAt(zone.formatter, zone.from);
-  }
+  if (nowMs < zone.from || nowMs >= zone.until) readOffset(zone, nowMs);
   const local = nowMs + zone.offsetMs;
   const hour = Math.floor(local / HOUR_MS) - Math.floor(local / DAY_MS) * 24;
   const weekday = (((Math.floor(local / DAY_MS) + EPOCH_WEEKDAY) % 7) + 7) % 7;
   return ANSWERS[weekday * 24 + hour]!;
+}
+
+/**
+ * The offset for the quarter hour holding `nowMs`, when its first and last minutes agree (offsets
+ * change at most once in a quarter hour, on a whole minute); else for the minute holding it.
+ */
+function readOffset(zone: ZoneOffset, nowMs: number): void {
+  const quarter = Math.floor(nowMs / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+  const offsetMs = offsetAt(zone.formatter, quarter);
+  if (offsetAt(zone.formatter, quarter + QUARTER_HOUR_MS - MINUTE_MS) === offsetMs) {
+    Object.assign(zone, { from: quarter, until: quarter + QUARTER_HOUR_MS, offsetMs });
+    return;
+  }
+  const minute = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
+  Object.assign(zone, { from: minute, until: minute + MINUTE_MS, offsetMs: offsetAt(zone.formatter, minute) });
 }
 
 /** Local wall time minus UTC at `atMs` (a whole minute), as the formatter reads it. */

@@ -250,6 +250,15 @@ describe('zonedHourAndWeekday', () => {
     expect(zonedHourAndWeekday('Australia/Lord_Howe', Date.parse('2026-10-03T15:30:00Z'))).toEqual({ hour: 2, weekday: 'sun' });
   });
 
+  test("a change off the quarter hour: St. John's went to daylight time at 00:01 local time in 1991", () => {
+    // 1991-04-07: 00:01 NST (-03:30) became 01:01 NDT (-02:30), at 03:31 UTC.
+    const at = (iso: string) => zonedHourAndWeekday('America/St_Johns', Date.parse(iso));
+    expect(at('1991-04-07T03:30:59Z')).toEqual({ hour: 0, weekday: 'sun' });
+    expect(at('1991-04-07T03:31:00Z')).toEqual({ hour: 1, weekday: 'sun' });
+    expect(at('1991-04-07T03:44:59Z')).toEqual({ hour: 1, weekday: 'sun' });
+    expect(at('1991-04-07T03:30:00Z')).toEqual({ hour: 0, weekday: 'sun' });
+  });
+
   test('answers shared objects: repeated calls allocate no new answer', () => {
     const now = Date.parse('2026-09-02T10:05:00Z');
     expect(zonedHourAndWeekday('America/New_York', now)).toBe(zonedHourAndWeekday('America/New_York', now + 50 * 60_000));
