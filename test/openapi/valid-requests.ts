@@ -14,6 +14,7 @@ import { sign } from '../edge/support';
 import { PUSH_TOKEN, pubsubPush, subscriptionNotification } from '../subscriptions/support';
 import { freshCustomerId } from '../protect/support';
 import type { FakeGoogleAds } from '../protect/sync/fake-google-ads';
+import { ROUTED_RULES as RULES } from '../smartlinks/support';
 
 export interface Credentials {
   apiKey: string;
@@ -41,15 +42,6 @@ export interface Fixture {
 }
 
 const PASSWORD = 'correct horse battery';
-const RULES = {
-  version: 1,
-  rules: [
-    { name: 'android-de', if: { os: ['android'], country: ['DE'] }, then: { store: 'https://play.google.com/store/apps/details?id=com.example' } },
-    { name: 'night', if: { hours: { from: 22, to: 6, tz: 'Europe/Berlin' } }, then: { block: 410 } },
-    { name: 'news', if: { params: { utm_source: ['news'] } }, then: { url: 'https://news.example.com/' } },
-  ],
-  fallback: { url: 'https://fallback.example.com/' },
-};
 
 async function signUp(t: TestApp): Promise<Credentials & { orgId: string; email: string }> {
   const email = `hostile-${newId().toLowerCase()}@example.com`;

@@ -4,6 +4,7 @@ import { backends } from '../support/db';
 import { body, testApp, type TestApp } from '../support/app';
 import { insertLink } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
+import { ROUTED_RULES as RULES } from './support';
 
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';
 const INSTAGRAM = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 330.0.0.40.92 (iPhone15,2; iOS 17_4; en_US; en; scale=3.00; 1179x2556; 596234127)';
@@ -17,16 +18,6 @@ async function account(t: TestApp) {
   return { cookie, orgId: orgId as string, auth: { authorization: `Bearer ${key.api_key}` } };
 }
 
-const RULES = {
-  version: 1,
-  rules: [
-    { name: 'android-de', if: { os: ['android'], country: ['DE'] }, then: { store: 'https://play.google.com/store/apps/details?id=com.example' } },
-    { name: 'night', if: { hours: { from: 22, to: 6, tz: 'Europe/Berlin' } }, then: { block: 410 } },
-    { name: 'news', if: { params: { utm_source: ['news'] } }, then: { url: 'https://news.example.com/' } },
-    { name: 'ios-app', if: { os: 'ios' }, then: { deep_link: 'myapp://home', fallback: 'https://shop.example.com/' } },
-  ],
-  fallback: { url: 'https://fallback.example.com/' },
-};
 
 for (const backend of backends()) {
   describe(`POST /api/dashboard/route-test on ${backend.name}`, async () => {
