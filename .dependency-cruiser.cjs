@@ -6,6 +6,27 @@
 // Without its parser, dependency-cruiser reads no TypeScript module and reports no violation.
 require('@swc/core').parseSync('export {};', { syntax: 'typescript' });
 
+// The layers, lowest first. A module may import from its own layer and the layers below it,
+// never from one above: shared knows nothing of the store, the store nothing of the settings,
+// the HTTP kit nothing of who is signed in, and the click path nothing of the features built
+// on it. CONTRIBUTING.md ("Layers") draws the same ladder.
+const LAYERS = [
+  ['shared', '^src/shared/'],
+  ['db', '^src/db/'],
+  ['config', '^src/config/'],
+  ['http', '^src/http/'],
+  ['auth', '^src/auth/'],
+  ['ipintel', '^src/ipintel/'],
+  ['tracking', '^src/tracking/'],
+];
+const layerRules = LAYERS.map(([name, path], index) => ({
+  name: `layer-${name}`,
+  severity: 'error',
+  comment: `src/${name}/ may import only from ${LAYERS.slice(0, index + 1).map(([n]) => n).join(', ')}: move what it needs down, or the code up.`,
+  from: { path },
+  to: { path: '^src/', pathNot: LAYERS.slice(0, index + 1).map(([, p]) => p) },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -22,6 +43,7 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/(main|app)\\.ts$' },
       to: { path: '^src/services\\.ts$' },
     },
+    ...layerRules,
   ],
   options: {
     parser: 'swc',

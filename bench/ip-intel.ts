@@ -8,7 +8,7 @@
  * the resident memory it all adds. The reference is the same process before any load. One JSON line.
  */
 import { openIpIntel } from '../src/ipintel/ip-intel';
-import { loadAsnTable } from '../src/ipintel/asn-load';
+import { loadAsnTable } from '../src/ipintel/asn/asn-load';
 import { treeMemory } from './process-memory';
 import { scratchDir } from './scratch-dir';
 

@@ -1,15 +1,15 @@
 /**
  * npm run asn:refresh [-- --offline] [-- --dry-run] [-- --force]
  *
- * Rebuilds src/ipintel/asn-types/{datacenter,mobile}.json: the classifier over the organisation
+ * Rebuilds src/ipintel/asn/asn-types/{datacenter,mobile}.json: the classifier over the organisation
  * names of @ip-location-db/asn, joined with the configured downloads (--offline: none). A list
  * that fails validation keeps the shipped file and makes the exit code 1. Restart servers after.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { refreshAsnTypes } from '../src/ipintel/asn-refresh';
-import { loadAsnTable } from '../src/ipintel/asn-load';
-import { DEFAULT_ASN_DIR } from '../src/ipintel/asn-table';
+import { refreshAsnTypes } from '../src/ipintel/asn/asn-refresh';
+import { loadAsnTable } from '../src/ipintel/asn/asn-load';
+import { DEFAULT_ASN_DIR } from '../src/ipintel/asn/asn-table';
 
 const args = new Set(process.argv.slice(2));
 const version = (JSON.parse(readFileSync(join(DEFAULT_ASN_DIR, 'package.json'), 'utf8')) as { version: string }).version;

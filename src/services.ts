@@ -8,7 +8,7 @@ import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/rate-limit';
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
-import { createLinkChanges, type LinkChanges } from './links/link-changes';
+import { createLinkChanges, type LinkChanges } from './tracking/redirect/link-cache/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/late-matcher';
 import { createPendingBeacons, type PendingBeacons } from './protect/beacon/pending-beacons';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
@@ -22,7 +22,7 @@ import type { UninstallChecker } from './uninstalls/checker';
 import { createUninstallCheckerFor } from './uninstalls/uninstalls.boot';
 import { worstWriterState } from './tracking/pipeline/click-pipeline';
 import type { ClickWriterHealth } from './health/health.routes';
-import { createClickCounter, type ClickCounter } from './analytics/realtime-counter';
+import { createClickCounter, type ClickCounter } from './tracking/counts/click-counter';
 import { realtimeSnapshot } from './analytics/realtime';
 import { createRealtimeStreams, type RealtimeStreams } from './dashboard/realtime/realtime-streams';
 

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/db';
 import type { Clock } from '../shared/ids';
-import { MINUTE_MS, minuteOf, REALTIME_WINDOW_MINUTES, type ClickCounter } from './realtime-counter';
-import { selectClickCounts, selectStoredCounts, type MinuteCount } from './realtime.repo';
+import { MINUTE_MS, minuteOf, REALTIME_WINDOW_MINUTES, type ClickCounter } from '../tracking/counts/click-counter';
+import type { MinuteCount } from '../tracking/counts/click-counts.repo';
+import { selectClickCounts, selectStoredCounts } from './realtime.repo';
 
 /** GET /api/dashboard/realtime: the organization's last 15 minutes, the current one included, oldest first. */
 export interface Realtime {

@@ -1,4 +1,4 @@
-import { orderReasons } from '../protect/scoring/risk-signals';
+import { orderReasons } from '../tracking/risk/risk-signals';
 import type { Db } from '../db/db';
 import type { ClickRoute } from '../tracking/click.model';
 import type { Click, ClickFilter } from './clicks.model';

@@ -65,7 +65,7 @@ export interface Config {
   domainVerification: DomainVerification;
   /**
    * GEO_CITY_DB: an MMDB city database (GeoLite2-City, say) used instead of the shipped DB-IP
-   * files for regions and cities (src/ipintel/city-db.ts); an absolute path to an existing file.
+   * files for regions and cities (src/ipintel/geo/city-db.ts); an absolute path to an existing file.
    */
   geoCityDb: string | undefined;
   /** GOOGLE_ADS_API_URL: the Google Ads REST base, version included; the IP-exclusion sync calls it (docs/protect-sync.md). */

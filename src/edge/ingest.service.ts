@@ -1,7 +1,7 @@
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { newId, type Clock } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
-import { parseIp } from '../tracking/enrich/ip';
+import { parseIp } from '../ipintel/address';
 import type { ClickPipeline } from '../tracking/pipeline/click-pipeline';
 import { checkHttpUrl, withClickId } from '../tracking/redirect/landing-url';
 import { formDecode, parseQuery, queryOf } from '../tracking/query-string';

@@ -2,7 +2,7 @@ import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { parseAddress } from '../ipintel/ip-intel';
 import { Timestamp } from '../shared/timestamp';
-import { COUNTRY_CODES } from '../smartlinks/rules/countries';
+import { COUNTRY_CODES } from '../tracking/smartlinks/rules/countries';
 import { IMPRESSION_LIMITS } from '../tracking/tracking.model';
 
 FormatRegistry.Set('svc-ip-address', (value) => parseAddress(value) !== null);

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { rateLimitKey as limiterKey } from '../http/client-ip';
-import { openGeoDatabase } from '../tracking/enrich/geo';
-import { parseIp, type IpAddress } from '../tracking/enrich/ip';
-import { loadAsnTable } from './asn-load';
-import { loadAsnTypes, type IpType } from './asn-types';
-import { openCityDatabases } from './city-db';
+import { openGeoDatabase } from './geo/geo-reader';
+import { parseIp, type IpAddress } from './address';
+import { loadAsnTable } from './asn/asn-load';
+import { loadAsnTypes, type IpType } from './asn/asn-types';
+import { openCityDatabases } from './geo/city-db';
 
 /**
  * What the service knows about an address from shipped data: country, region and city, the
@@ -33,9 +33,9 @@ export interface PoolFacts {
 }
 
 export interface IpIntelOptions {
-  /** Country MMDB; default the one click enrichment uses (src/tracking/enrich/geo.ts). */
+  /** Country MMDB; default the one click enrichment uses (src/ipintel/geo/geo-reader.ts). */
   geoDatabase?: string;
-  /** City MMDB files, asked in order; default DB-IP City Lite (src/ipintel/city-db.ts). */
+  /** City MMDB files, asked in order; default DB-IP City Lite (src/ipintel/geo/city-db.ts). */
   cityDatabases?: readonly string[];
   /** A directory holding asn-ipv4-num.csv and asn-ipv6-num.csv; default @ip-location-db/asn. */
   asnDir?: string;
@@ -44,7 +44,7 @@ export interface IpIntelOptions {
    * files the process may not map in place (mapped-file.ts); none: parsed or read into memory.
    */
   cacheDir?: string;
-  /** A directory holding datacenter.json and mobile.json; default src/ipintel/asn-types. */
+  /** A directory holding datacenter.json and mobile.json; default src/ipintel/asn/asn-types. */
   asnTypesDir?: string;
 }
 

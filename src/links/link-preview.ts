@@ -3,9 +3,9 @@
  * (og:title, og:description, og:image). Every key is optional; unknown keys are refused.
  */
 import { Type as T } from '@sinclair/typebox';
-import { CONTROL_CHARS, checkShape, FieldErrors } from '../smartlinks/rules/field-errors';
+import { CONTROL_CHARS, checkShape, FieldErrors } from '../tracking/smartlinks/rules/field-errors';
 import { checkWebUrl } from '../shared/web-url';
-import { MAX_URL_LENGTH } from './link-fields';
+import { MAX_URL_LENGTH } from '../shared/web-url';
 
 export interface LinkPreview {
   title?: string;

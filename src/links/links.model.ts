@@ -2,9 +2,10 @@ import { t } from 'elysia';
 import type { DomainStatus } from '../domains/domains.model';
 import { WholeNumber } from '../http/strict-body';
 import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
-import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from './landing-hosts';
-import type { RuleSet } from '../smartlinks/rules/rules.model';
-import { MAX_DEEP_LINK_PATH_LENGTH, MAX_URL_LENGTH } from './link-fields';
+import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from '../tracking/redirect/landing-hosts';
+import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
+import { MAX_URL_LENGTH } from '../shared/web-url';
+import { MAX_DEEP_LINK_PATH_LENGTH } from './link-fields';
 import type { LinkPreview } from './link-preview';
 
 /** The stored row as the repository returns it. */

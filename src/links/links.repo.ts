@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
-import type { RuleSet } from '../smartlinks/rules/rules.model';
+import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
 import type { LinkKind, LinkRow, LinkStatus, LinkUpdate } from './links.model';
 
 const COLUMNS = `id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules,

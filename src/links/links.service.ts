@@ -7,12 +7,14 @@ import { claimDomain } from '../domains/domains.repo';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
-import { parseLandingHosts } from './landing-hosts';
-import { parseRules } from '../smartlinks/rules/parse-rules';
-import type { RuleSet } from '../smartlinks/rules/rules.model';
-import { parseDeepLinkPath, parseDomain, parseHttpUrl, type Parsed } from './link-fields';
+import { parseLandingHosts } from '../tracking/redirect/landing-hosts';
+import { parseRules } from '../tracking/smartlinks/rules/parse-rules';
+import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
+import { parseDomain } from '../shared/hostname';
+import { parseHttpUrl } from '../shared/web-url';
+import { parseDeepLinkPath, type Parsed } from './link-fields';
 import { parsePreview } from './link-preview';
-import { announce, type LinkChanges } from './link-changes';
+import { announce, type LinkChanges } from '../tracking/redirect/link-cache/link-changes';
 import {
   type CreateLinkBody,
   DEFAULT_LIST_LIMIT,

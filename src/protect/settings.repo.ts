@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { DEFAULT_INVALID_THRESHOLD } from './scoring/risk-signals';
+import { DEFAULT_INVALID_THRESHOLD } from '../tracking/risk/risk-signals';
 
 /** The score at which the organization's clicks are invalid (organizations.invalid_threshold). */
 export async function selectInvalidThreshold(db: Queryable, orgId: string): Promise<number> {

@@ -3,6 +3,7 @@
  * destination, an app's store URL, or the landing URL of a click once decoded
  * (src/tracking/redirect/landing-url.ts). Rules and reasons: docs/security.md, "Input limits".
  */
+import type { Parsed } from './timestamp';
 
 // Blanks (Unicode ones included) and C0 and C1 control characters are never part of a URL as
 // typed. A backslash is read as a slash by browsers in http(s) URLs, so
@@ -40,4 +41,14 @@ export function checkWebUrl(raw: string): WebUrlCheck {
 export function comparableHost(url: URL): string {
   const host = url.hostname;
   return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+/** The longest URL a link, an app or a rule may store. */
+export const MAX_URL_LENGTH = 2048;
+
+/** A URL to store: checkWebUrl's rule, at most MAX_URL_LENGTH characters, kept as given. */
+export function parseHttpUrl(raw: string): Parsed<string> {
+  if (raw.length > MAX_URL_LENGTH) return { error: `must be at most ${MAX_URL_LENGTH} characters` };
+  const checked = checkWebUrl(raw);
+  return 'error' in checked ? checked : { value: raw };
 }

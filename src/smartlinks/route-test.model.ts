@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { IpPoolLookup } from '../ipintel/ippool.model';
+import { IpPoolLookup } from '../ipintel/pool/ippool.model';
 
 /** RouteTestRequest of the interface: the facts a visit would carry, each optional but the slug. */
 export const RouteTestBody = t.Object(

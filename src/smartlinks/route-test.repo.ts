@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import type { SmartLinkColumns } from './smart-link';
+import type { SmartLinkColumns } from '../tracking/smartlinks/smart-link';
 
 export interface RouteTestLink extends SmartLinkColumns {
   kind: string;

@@ -1,14 +1,14 @@
 import type { Queryable } from '../db/db';
 import { fieldError, notFound } from '../http/errors';
-import { parseIp } from '../tracking/enrich/ip';
-import { capReached } from './click-cap.repo';
-import { routeVisit, type RouteOutcome } from './route';
-import { visitorOf } from './router.service';
-import { requestFacts, zonedHourAndWeekday, type FactNeeds, type IpFacts, type RouteFacts } from './rules/facts';
+import { parseIp } from '../ipintel/address';
+import { capReached } from '../tracking/smartlinks/click-cap.repo';
+import { routeVisit, type RouteOutcome } from '../tracking/smartlinks/route';
+import { visitorOf } from '../tracking/smartlinks/router.service';
+import { requestFacts, zonedHourAndWeekday, type FactNeeds, type IpFacts, type RouteFacts } from '../tracking/smartlinks/rules/facts';
 import { findSmartLinkForTest } from './route-test.repo';
 import type { RouteTestBody } from './route-test.model';
-import { compileSmartLink } from './smart-link';
-import { PASS_THROUGH_EXCLUDED, passThroughParams } from './targets';
+import { compileSmartLink } from '../tracking/smartlinks/smart-link';
+import { PASS_THROUGH_EXCLUDED, passThroughParams } from '../tracking/smartlinks/targets';
 
 export interface RouteTestDeps {
   db: Queryable;

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config';
 import type { Db } from '../db/db';
-import type { LinkChanges } from '../links/link-changes';
+import type { LinkChanges } from './redirect/link-cache/link-changes';
 import type { IpHasher } from '../shared/ip-hash';
 import { createCampaignCache, type CampaignCache } from './redirect/campaign-cache';
 import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './pipeline/click-pipeline';

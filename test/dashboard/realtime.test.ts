@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createClickCounter, MINUTE_MS, minuteOf } from '../../src/analytics/realtime-counter';
+import { createClickCounter, MINUTE_MS, minuteOf } from '../../src/tracking/counts/click-counter';
 import { realtimeSnapshot } from '../../src/analytics/realtime';
 import { newId } from '../../src/shared/ids';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';

@@ -4,10 +4,10 @@ import ipaddr from 'ipaddr.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rateLimitKey as limiterKey } from '../../src/http/client-ip';
-import { DEFAULT_CITY_DATABASES, openCityDatabases, placeOf } from '../../src/ipintel/city-db';
+import { DEFAULT_CITY_DATABASES, openCityDatabases, placeOf } from '../../src/ipintel/geo/city-db';
 import { exclusionBlock, openIpIntel, parseAddress, rateLimitKey } from '../../src/ipintel/ip-intel';
-import { parseIp } from '../../src/tracking/enrich/ip';
-import { AsnDataError } from '../../src/ipintel/asn-table';
+import { parseIp } from '../../src/ipintel/address';
+import { AsnDataError } from '../../src/ipintel/asn/asn-table';
 import { ASN_V6, asnCsvDir } from '../support/asn-csv';
 import { tempDir } from '../support/temp-dir';
 

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parseLinkUpdate } from '../../src/links/links.service';
-import { parseDeepLinkPath, parseDomain, parseHttpUrl } from '../../src/links/link-fields';
+import { parseDeepLinkPath } from '../../src/links/link-fields';
+import { parseHttpUrl } from '../../src/shared/web-url';
+import { parseDomain } from '../../src/shared/hostname';
 
 const ok = <T>(parsed: { value: T } | { error: string }) => ('value' in parsed ? parsed.value : undefined);
 const isError = (parsed: object) => 'error' in parsed;

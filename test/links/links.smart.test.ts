@@ -3,7 +3,7 @@ import { findLinkById, findLinkByKey } from '../../src/tracking/redirect/lookups
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertLink, orgWithKey } from '../support/fixtures';
-import { SCHEMA_EXAMPLE } from '../smartlinks/rules/schema-example';
+import { SCHEMA_EXAMPLE } from '../tracking/smartlinks/rules/schema-example';
 import { orgSnapshot, recordPublishes, storedLink } from './support';
 
 const RULES = SCHEMA_EXAMPLE;

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/db';
-import type { LinkChanges } from '../../src/links/link-changes';
+import type { LinkChanges } from '../../src/tracking/redirect/link-cache/link-changes';
 import { newId } from '../../src/shared/ids';
 
 /**

@@ -1,7 +1,7 @@
 /** Helpers of the protect tests: a dashboard account, a Google Ads connection, risky clicks, campaigns. */
 import { expect } from 'bun:test';
 import type { Db } from '../../src/db/db';
-import type { RiskSignal } from '../../src/protect/scoring/risk-signals';
+import type { RiskSignal } from '../../src/tracking/risk/risk-signals';
 import { newId } from '../../src/shared/ids';
 import { body, type TestApp } from '../support/app';
 import { insertClick, type ClickOverrides } from '../support/clicks';

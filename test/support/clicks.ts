@@ -1,5 +1,5 @@
 import type { Queryable } from '../../src/db/db';
-import { riskScore } from '../../src/protect/scoring/risk-signals';
+import { riskScore } from '../../src/tracking/risk/risk-signals';
 import { newId } from '../../src/shared/ids';
 import type { IpHasher } from '../../src/shared/ip-hash';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { compileLandingHosts, landingHostAllowed, parseLandingHost } from '../../src/links/landing-hosts';
+import { compileLandingHosts, landingHostAllowed, parseLandingHost } from '../../src/tracking/redirect/landing-hosts';
 import type { CompiledLink } from '../../src/tracking/redirect/link-cache/compiled-link';
 import { createLinkCache } from '../../src/tracking/redirect/link-cache/link-cache';
 import { body, testApp, TEST_TRACKING_URL } from '../support/app';

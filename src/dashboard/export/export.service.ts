@@ -1,6 +1,6 @@
 import type { Mirror } from '../../analytics/mirror/mirror';
 import { campaignPivot, type PivotRow } from '../../analytics/pivot';
-import { orderReasons } from '../../protect/scoring/risk-signals';
+import { orderReasons } from '../../tracking/risk/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';
 import type { Clock } from '../../shared/ids';
 import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS, type ExportType } from './export.model';

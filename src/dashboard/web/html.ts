@@ -1,5 +1,5 @@
 import { SECURITY_HEADERS } from '../../http/http.plugin';
-import { escapeHtml } from '../../smartlinks/pages/html';
+import { escapeHtml } from '../../http/escape-html';
 
 /**
  * HTML of the web app, built with one tagged template: every interpolated value is escaped

@@ -1,7 +1,7 @@
 import type ipaddr from 'ipaddr.js';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type { IpAddress } from '../tracking/enrich/ip';
+import type { IpAddress } from '../address';
 
 /**
  * Address -> autonomous system, from the CSV files of @ip-location-db/asn (RouteViews, the RIRs

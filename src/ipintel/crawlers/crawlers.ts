@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { RANGES_DIR, readRangeFile, type RangeFile } from './bot-ranges';
-import type { IpAddress } from './ip';
+import type { IpAddress } from '../address';
 
 export type SearchEngine = 'google' | 'bing' | 'apple' | 'duckduckgo' | 'yandex' | 'baidu';
 

@@ -1,7 +1,7 @@
 import { Reader, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import type { IpAddress } from './ip';
+import type { IpAddress } from '../address';
 
 /**
  * Country lookup in an MMDB file. The default is the country database shipped by

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { IpPoolLookup, IpPoolLookupQuery } from './ippool.model';
 import { lookupIp, type IpPoolDeps } from './ippool.service';
 

@@ -1,9 +1,9 @@
-import type { Queryable } from '../db/db';
-import { fieldError } from '../http/errors';
-import type { Clock } from '../shared/ids';
-import { createCrawlerVerifier, CRAWLERS, loadShippedRanges, type CrawlerVerifier, type SearchEngine } from '../tracking/enrich/crawlers';
-import type { IpAddress } from '../tracking/enrich/ip';
-import { exclusionBlock, parseAddress, rateLimitKey, type IpIntel } from './ip-intel';
+import type { Queryable } from '../../db/db';
+import { fieldError } from '../../http/errors';
+import type { Clock } from '../../shared/ids';
+import { createCrawlerVerifier, CRAWLERS, loadShippedRanges, type CrawlerVerifier, type SearchEngine } from '../crawlers/crawlers';
+import type { IpAddress } from '../address';
+import { exclusionBlock, parseAddress, rateLimitKey, type IpIntel } from '../ip-intel';
 import type { IpPoolLookup } from './ippool.model';
 import { selectIpClickIntel } from './ippool.repo';
 
@@ -27,7 +27,7 @@ const CRAWLER_NAMES: Record<SearchEngine, string> = {
 
 let shippedVerifier: CrawlerVerifier | undefined;
 
-/** The search-engine crawler whose shipped ranges (src/tracking/enrich/bot-ranges/) hold the address. */
+/** The search-engine crawler whose shipped ranges (src/ipintel/crawlers/bot-ranges/) hold the address. */
 export function verifiedCrawlerAt(ip: IpAddress): string | null {
   shippedVerifier ??= createCrawlerVerifier(loadShippedRanges());
   for (const crawler of CRAWLERS) if (crawler.ranges && shippedVerifier.inRanges(crawler.engine, ip)) return CRAWLER_NAMES[crawler.engine];

@@ -4,7 +4,7 @@ import { validationError } from '../../http/errors';
 import { PreviewShape } from '../../links/link-preview';
 import { DEFAULT_LIST_LIMIT, LINK_KINDS, LINK_STATUSES, SLUG_PATTERN, type LinkResponse } from '../../links/links.model';
 import { getLink, getLinkBySlug, listLinks } from '../../links/links.service';
-import { RuleSetSchema } from '../../smartlinks/rules/rules.model';
+import { RuleSetSchema } from '../../tracking/smartlinks/rules/rules.model';
 import { block, table } from '../render';
 import { keyedTool } from '../tool';
 

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { LINK_STATUSES } from '../../links/links.model';
 import { replaceSmartLinkRules, setLinkStatus, type Replaced } from '../../links/links.service';
 import { RouteTestBody, RouteTestResultBody } from '../../smartlinks/route-test.model';
-import { MAX_RULES, RuleSchema, RuleSetSchema } from '../../smartlinks/rules/rules.model';
+import { MAX_RULES, RuleSchema, RuleSetSchema } from '../../tracking/smartlinks/rules/rules.model';
 import { testRoute } from '../../smartlinks/route-test.service';
 import { block } from '../render';
 import { keyedTool } from '../tool';

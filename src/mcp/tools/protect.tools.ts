@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { selectCampaignNames } from '../../campaigns/campaigns.repo';
 import { DEFAULT_EXPORT_DAYS, MAX_EXPORT_DAYS } from '../../protect/export/export.model';
 import { readInvalidIps } from '../../protect/export/export.service';
-import { orderReasons } from '../../protect/scoring/risk-signals';
+import { orderReasons } from '../../tracking/risk/risk-signals';
 import { table } from '../render';
 import { keyedTool } from '../tool';
 

@@ -1,5 +1,5 @@
 import { languageSpokenInCountry, timeZoneInCountry } from './country-locale';
-import { MIN_DWELL_MS, SCREEN_LIMITS, type RiskSignal } from '../scoring/risk-signals';
+import { MIN_DWELL_MS, SCREEN_LIMITS, type RiskSignal } from '../../tracking/risk/risk-signals';
 
 /**
  * The beacon family of risk signals that one click's beacon shows by itself, against the

@@ -15,7 +15,7 @@ import {
   type BeaconFields,
 } from './beacon.repo';
 import { setClickRisks } from '../scoring/click-risk.repo';
-import { FINGERPRINT_REUSE, replaceFamily, riskOf, type ClickRisk } from '../scoring/risk-signals';
+import { FINGERPRINT_REUSE, replaceFamily, riskOf, type ClickRisk } from '../../tracking/risk/risk-signals';
 
 /** The landing-page beacon (docs/protect.md): stored per click, then the click rescored. */
 export interface BeaconDeps {

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/ids';
 import { EXPORT_COLUMNS } from './export.model';
 import { selectCampaignNames } from '../../campaigns/campaigns.repo';
 import { selectInvalidIps, type InvalidIpRow } from './export.repo';
-import { orderReasons } from '../scoring/risk-signals';
+import { orderReasons } from '../../tracking/risk/risk-signals';
 import { selectInvalidThreshold } from '../settings.repo';
 
 export interface ExportDeps {

@@ -1,5 +1,5 @@
 import type { Db, Queryable } from '../../db/db';
-import { riskOf, replaceFamily, type ClickRisk, type RiskSignal, type SignalFamily } from './risk-signals';
+import { riskOf, replaceFamily, type ClickRisk, type RiskSignal, type SignalFamily } from '../../tracking/risk/risk-signals';
 
 /** What a step that scores a stored click reads of it. */
 export interface ScoredClick {

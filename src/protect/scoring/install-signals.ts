@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db';
 import { rescoreClick } from './click-risk.repo';
-import { CLICK_TO_INSTALL, type ClickRisk, type RiskSignal } from './risk-signals';
+import { CLICK_TO_INSTALL, type ClickRisk, type RiskSignal } from '../../tracking/risk/risk-signals';
 
 /** click_to_install_fast / _slow from the time between the click and the install (docs/protect.md). */
 export function installSignals(clickAt: Date, installedAt: Date): RiskSignal[] {

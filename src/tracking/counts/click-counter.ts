@@ -1,7 +1,7 @@
-import type { Queryable } from '../db/db';
-import { errorMessage } from '../shared/error-message';
-import type { Clock } from '../shared/ids';
-import { addClickCounts, orgMinuteKey, pruneClickCounts, type MinuteCount } from './realtime.repo';
+import type { Queryable } from '../../db/db';
+import { errorMessage } from '../../shared/error-message';
+import type { Clock } from '../../shared/ids';
+import { addClickCounts, orgMinuteKey, pruneClickCounts, type MinuteCount } from './click-counts.repo';
 
 /**
  * Clicks answered by this thread, counted per organization and minute the moment they are

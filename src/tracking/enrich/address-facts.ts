@@ -1,5 +1,5 @@
-import type { IpType } from '../../ipintel/asn-types';
-import { parseIp, type IpAddress } from './ip';
+import type { IpType } from '../../ipintel/asn/asn-types';
+import { parseIp, type IpAddress } from '../../ipintel/address';
 import { setBounded } from '../../shared/bounded-cache';
 
 /**

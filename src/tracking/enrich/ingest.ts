@@ -1,9 +1,9 @@
 import { openIpIntel, type IpIntel, type IpIntelOptions } from '../../ipintel/ip-intel';
-import { createRepeatWindow } from '../../protect/scoring/repeat-window';
+import { createRepeatWindow } from '../risk/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
-import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from './crawlers';
-import { openGeoDatabase } from './geo';
+import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from '../../ipintel/crawlers/crawlers';
+import { openGeoDatabase } from '../../ipintel/geo/geo-reader';
 import { createAddressCache } from './address-facts';
 import { beginWork, STEPS, type IngestionStep, type StepContext } from './steps';
 

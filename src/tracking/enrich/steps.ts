@@ -1,13 +1,13 @@
 import { isbot } from 'isbot';
 import type { IpIntel } from '../../ipintel/ip-intel';
-import { scoreClick, type ClickFacts } from '../../protect/scoring/click-signals';
-import type { RepeatWindow } from '../../protect/scoring/repeat-window';
+import { scoreClick, type ClickFacts } from '../risk/click-signals';
+import type { RepeatWindow } from '../risk/repeat-window';
 import type { IpHasher } from '../../shared/ip-hash';
 import type { ClickRecord } from '../click.model';
-import { claimedEngine, type CrawlerVerifier, type SearchEngine } from './crawlers';
-import type { GeoLookup } from './geo';
+import { claimedEngine, type CrawlerVerifier, type SearchEngine } from '../../ipintel/crawlers/crawlers';
+import type { GeoLookup } from '../../ipintel/geo/geo-reader';
 import { uncachedAddresses, type AddressCache, type AddressFacts } from './address-facts';
-import type { IpAddress } from './ip';
+import type { IpAddress } from '../../ipintel/address';
 import { parseUserAgent } from './user-agent';
 import { setBounded } from '../../shared/bounded-cache';
 

@@ -5,12 +5,12 @@
  * forwarded to the main thread's app (src/http/forwarding.ts). Started by listeners.ts.
  */
 import type { Server } from 'bun';
-import { createClickCounter } from '../../analytics/realtime-counter';
+import { createClickCounter } from '../counts/click-counter';
 import { openPostgres } from '../../db/postgres';
 import { ipIntelOptionsFor, openIpIntel } from '../../ipintel/ip-intel';
 import { forwardTo } from '../../http/forwarding';
 import { SERVE_OPTIONS } from '../../http/serve-options';
-import { linkChangeSubscribers } from '../../links/link-changes';
+import { linkChangeSubscribers } from '../redirect/link-cache/link-changes';
 import { errorMessage } from '../../shared/error-message';
 import { systemClock } from '../../shared/ids';
 import { createIpHasher } from '../../shared/ip-hash';

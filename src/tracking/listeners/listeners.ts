@@ -1,6 +1,6 @@
 import type { Config } from '../../config/config';
 import type { ForwardTarget } from '../../http/forwarding';
-import type { LinkChanges } from '../../links/link-changes';
+import type { LinkChanges } from '../redirect/link-cache/link-changes';
 import { worstWriterState, type WriterState } from '../pipeline/click-pipeline';
 import { listenerDataDir } from './listener-journals';
 import type { FromListener, ToListener } from './listener.protocol';

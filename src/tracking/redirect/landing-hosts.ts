@@ -3,7 +3,8 @@
  * request names the landing URL. Parsed on write (links API), compiled once into the link
  * cache entry, and matched per click without allocating (docs/tracking.md).
  */
-import { parseDomain, type Parsed } from './link-fields';
+import { parseDomain } from '../../shared/hostname';
+import type { Parsed } from '../../shared/timestamp';
 
 export const MAX_LANDING_HOSTS = 50;
 export const LANDING_HOSTS_ERROR = `must be an array of at most ${MAX_LANDING_HOSTS} hosts, or null`;

@@ -5,8 +5,8 @@ import type { NativeRoutes, PeerSource } from '../../http/native-routes';
 import type { Config } from '../../config/config';
 import { answerBatch } from './answer-batch';
 import { rememberAddresses } from '../../ipintel/address-memo';
-import { openGeoDatabase } from '../enrich/geo';
-import { handleSmartLink, type SmartLinkDeps } from '../../smartlinks/router.service';
+import { openGeoDatabase } from '../../ipintel/geo/geo-reader';
+import { handleSmartLink, type SmartLinkDeps } from '../smartlinks/router.service';
 import { handleClick, handleImpression, unavailable, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;

@@ -1,11 +1,11 @@
 import { fieldError, HttpError, notFound, validationError } from '../../http/errors';
 import { SECURITY_HEADERS } from '../../http/http.plugin';
 import type { IpHasher } from '../../shared/ip-hash';
-import { landingHostAllowed } from '../../links/landing-hosts';
+import { landingHostAllowed } from './landing-hosts';
 import { newId, systemClock, type Clock } from '../../shared/ids';
 import type { CampaignCache } from './campaign-cache';
-import type { GeoLookup } from '../enrich/geo';
-import { parseIp } from '../enrich/ip';
+import type { GeoLookup } from '../../ipintel/geo/geo-reader';
+import { parseIp } from '../../ipintel/address';
 import { parseUserAgent } from '../enrich/user-agent';
 import type { ClickPipeline } from '../pipeline/click-pipeline';
 import { clickControls, type ClickControls } from './click-query';

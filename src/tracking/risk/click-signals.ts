@@ -1,5 +1,5 @@
-import type { IpType } from '../../ipintel/asn-types';
-import type { ClickRecord } from '../../tracking/click.model';
+import type { IpType } from '../../ipintel/asn/asn-types';
+import type { ClickRecord } from '../click.model';
 import type { RepeatWindow } from './repeat-window';
 import { riskOf, type ClickRisk, type RiskSignal } from './risk-signals';
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db';
+import type { Queryable } from '../../db/db';
 
 /**
  * Takes one visit of a capped link: a single atomic UPDATE, so nodes sharing the database never

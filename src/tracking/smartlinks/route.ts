@@ -1,4 +1,4 @@
-import type { ClickRoute } from '../tracking/click.model';
+import type { ClickRoute } from '../click.model';
 import type { RouteDecision } from './rules/compile';
 import type { SmartLink } from './smart-link';
 

@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/db';
-import { gone, HttpError, notFound } from '../http/errors';
-import { newId, type Clock } from '../shared/ids';
-import { clickControls } from '../tracking/redirect/click-query';
-import type { CompiledLink } from '../tracking/redirect/link-cache/compiled-link';
+import type { Queryable } from '../../db/db';
+import { gone, HttpError, notFound } from '../../http/errors';
+import { newId, type Clock } from '../../shared/ids';
+import { clickControls } from '../redirect/click-query';
+import type { CompiledLink } from '../redirect/link-cache/compiled-link';
 import {
   journalClick,
   newClick,
@@ -12,7 +12,7 @@ import {
   unavailable,
   type ClickDeps,
   type TrackingRequest,
-} from '../tracking/redirect/tracking.service';
+} from '../redirect/tracking.service';
 import { claimCapSlot } from './click-cap.repo';
 import { interstitialPage } from './pages/interstitial';
 import { isPreviewBot } from './preview-bots';

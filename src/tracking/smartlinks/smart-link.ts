@@ -1,4 +1,4 @@
-import { checkHttpUrl } from '../tracking/redirect/landing-url';
+import { checkHttpUrl } from '../redirect/landing-url';
 import type { LinkPreview } from './pages/preview';
 import { compileRules, type CompiledRules } from './rules/compile';
 import { parseRules } from './rules/parse-rules';

@@ -4,9 +4,9 @@
  * through URL, so every byte of the target not being changed is kept as written, whatever the
  * scheme (http(s), `myapp://host/path`, `myapp:path`). docs/smart-link-serving.md, "Targets".
  */
-import { encodeUnsafeChars, MAX_LANDING_URL_LENGTH, withClickId } from '../tracking/redirect/landing-url';
-import { formDecode } from '../tracking/query-string';
-import { CLICK_ID_PARAM, FORCE_TRANSPARENT_PARAM, LANDING_PARAMS } from '../tracking/tracking.model';
+import { encodeUnsafeChars, MAX_LANDING_URL_LENGTH, withClickId } from '../redirect/landing-url';
+import { formDecode } from '../query-string';
+import { CLICK_ID_PARAM, FORCE_TRANSPARENT_PARAM, LANDING_PARAMS } from '../tracking.model';
 
 /** What `pass_params` never forwards: the click id and the `/c` landing URL controls. */
 export const PASS_THROUGH_EXCLUDED: ReadonlySet<string> = new Set([CLICK_ID_PARAM, ...LANDING_PARAMS, FORCE_TRANSPARENT_PARAM]);

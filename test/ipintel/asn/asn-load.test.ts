@@ -2,11 +2,11 @@ import { describe, expect, spyOn, test } from 'bun:test';
 import fc from 'fast-check';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asnCacheFileName, asnFingerprint, deserializeAsnArrays, loadAsnTable, serializeAsnArrays } from '../../src/ipintel/asn-load';
-import { AsnDataError, asnTableOf, parseAsnArrays } from '../../src/ipintel/asn-table';
-import { parseIp } from '../../src/tracking/enrich/ip';
-import { ASN_V4, ASN_V6, asnCsvDir } from '../support/asn-csv';
-import { tempDir } from '../support/temp-dir';
+import { asnCacheFileName, asnFingerprint, deserializeAsnArrays, loadAsnTable, serializeAsnArrays } from '../../../src/ipintel/asn/asn-load';
+import { AsnDataError, asnTableOf, parseAsnArrays } from '../../../src/ipintel/asn/asn-table';
+import { parseIp } from '../../../src/ipintel/address';
+import { ASN_V4, ASN_V6, asnCsvDir } from '../../support/asn-csv';
+import { tempDir } from '../../support/temp-dir';
 
 const ip = (text: string) => parseIp(text)!;
 

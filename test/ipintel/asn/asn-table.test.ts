@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { AsnDataError, buildAsnTable, parseAsnRow, type AsnRecord } from '../../src/ipintel/asn-table';
-import { parseIp } from '../../src/tracking/enrich/ip';
+import { AsnDataError, buildAsnTable, parseAsnRow, type AsnRecord } from '../../../src/ipintel/asn/asn-table';
+import { parseIp } from '../../../src/ipintel/address';
 
 const ip = (text: string) => parseIp(text)!;
 

@@ -2,9 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyAll, classifyAsn } from '../../src/ipintel/asn-classifier';
-import { AsnListError, MIN_DOWNLOADED_ASNS, parseAsnList, refreshAsnTypes, type AsnRefreshOptions } from '../../src/ipintel/asn-refresh';
-import { buildAsnTable } from '../../src/ipintel/asn-table';
+import { classifyAll, classifyAsn } from '../../../src/ipintel/asn/asn-classifier';
+import { AsnListError, MIN_DOWNLOADED_ASNS, parseAsnList, refreshAsnTypes, type AsnRefreshOptions } from '../../../src/ipintel/asn/asn-refresh';
+import { buildAsnTable } from '../../../src/ipintel/asn/asn-table';
 import {
   ASN_TYPES_DIR,
   AsnTypeFileError,
@@ -12,8 +12,8 @@ import {
   parseAsnTypeFile,
   readAsnTypeFile,
   serializeAsnTypeFile,
-} from '../../src/ipintel/asn-types';
-import { tempDir } from '../support/temp-dir';
+} from '../../../src/ipintel/asn/asn-types';
+import { tempDir } from '../../support/temp-dir';
 
 describe('the list files', () => {
   const valid = { source: 'test', updated_at: '2026-09-01T00:00:00.000Z', asns: [3, 1, 2, 2] };

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { cpSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRangeFile, RANGES_DIR, RangeFileError, readRangeFile, serializeRangeFile } from '../../../src/tracking/enrich/bot-ranges';
-import type { Crawler } from '../../../src/tracking/enrich/crawlers';
-import { refreshBotRanges } from '../../../src/tracking/enrich/refresh';
+import { parseRangeFile, RANGES_DIR, RangeFileError, readRangeFile, serializeRangeFile } from '../../../src/ipintel/crawlers/bot-ranges';
+import type { Crawler } from '../../../src/ipintel/crawlers/crawlers';
+import { refreshBotRanges } from '../../../src/ipintel/crawlers/bot-ranges-refresh';
 import { tempDir } from '../../support/temp-dir';
 
 const doc = (...prefixes: unknown[]) => ({ creationTime: '2026-09-01T00:00:00.000000', prefixes });

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import type { RangeFile } from '../../../src/tracking/enrich/bot-ranges';
-import { claimedEngine, createCrawlerVerifier, loadShippedRanges, type SearchEngine } from '../../../src/tracking/enrich/crawlers';
-import { parseIp } from '../../../src/tracking/enrich/ip';
-import { APPLEBOT, BINGBOT, DUCKDUCKBOT, GOOGLEBOT, GOOGLEBOT_SMARTPHONE, IPHONE, YANDEXBOT } from './click-fixture';
+import type { RangeFile } from '../../../src/ipintel/crawlers/bot-ranges';
+import { claimedEngine, createCrawlerVerifier, loadShippedRanges, type SearchEngine } from '../../../src/ipintel/crawlers/crawlers';
+import { parseIp } from '../../../src/ipintel/address';
+import { APPLEBOT, BINGBOT, DUCKDUCKBOT, GOOGLEBOT, GOOGLEBOT_SMARTPHONE, IPHONE, YANDEXBOT } from '../../tracking/enrich/click-fixture';
 
 const shipped = loadShippedRanges();
 

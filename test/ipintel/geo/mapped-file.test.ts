@@ -1,8 +1,8 @@
 import { describe, expect, spyOn, test } from 'bun:test';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mapFile } from '../../src/ipintel/mapped-file';
-import { tempDir } from '../support/temp-dir';
+import { mapFile } from '../../../src/ipintel/geo/mapped-file';
+import { tempDir } from '../../support/temp-dir';
 
 const refused = (code: string) => Object.assign(new Error(`${code}: permission denied, open`), { code });
 

@@ -1,11 +1,11 @@
-import '../support/slow-suite';
+import '../../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { newId } from '../../src/shared/ids';
-import { body, testApp } from '../support/app';
-import { insertClick } from '../support/clicks';
-import { backends } from '../support/db';
-import { orgWithKey } from '../support/fixtures';
-import { cookieOf, expectSecurityHeaders } from '../support/http';
+import { newId } from '../../../src/shared/ids';
+import { body, testApp } from '../../support/app';
+import { insertClick } from '../../support/clicks';
+import { backends } from '../../support/db';
+import { orgWithKey } from '../../support/fixtures';
+import { cookieOf, expectSecurityHeaders } from '../../support/http';
 
 // PGlite boots, argon2 and whole-app instances are slow on a busy machine.
 setDefaultTimeout(120_000);

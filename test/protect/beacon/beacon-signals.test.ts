@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { beaconSignals, isPlausibleScreen, type BeaconFacts } from '../../../src/protect/beacon/beacon-signals';
 import { countryLanguages, countryTimeZones, knownTimeZone, languageSpokenInCountry, primaryLanguages, timeZoneInCountry } from '../../../src/protect/beacon/country-locale';
-import { MIN_DWELL_MS, SCREEN_LIMITS } from '../../../src/protect/scoring/risk-signals';
+import { MIN_DWELL_MS, SCREEN_LIMITS } from '../../../src/tracking/risk/risk-signals';
 
 /** A beacon from a Zurich visitor that shows nothing. */
 const CLEAN: BeaconFacts = { screen: '390x844', timezone: 'Europe/Zurich', languages: 'de-CH,de,en', webdriver: false, dwell_ms: 12_000, scroll: 60 };

@@ -1,7 +1,7 @@
 import '../../support/slow-suite';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { FINGERPRINT_REUSE } from '../../../src/protect/scoring/risk-signals';
+import { FINGERPRINT_REUSE } from '../../../src/tracking/risk/risk-signals';
 import { body, testApp } from '../../support/app';
 import { backends } from '../../support/db';
 import { orgWithKey } from '../../support/fixtures';

@@ -2,7 +2,7 @@ import '../../support/slow-suite';
 import { describe, expect, spyOn, test } from 'bun:test';
 import { ulid } from 'ulid';
 import { MAX_BEACON_BYTES } from '../../../src/protect/beacon/beacon.model';
-import { MIN_DWELL_MS, RISK_SIGNALS, type RiskSignal } from '../../../src/protect/scoring/risk-signals';
+import { MIN_DWELL_MS, RISK_SIGNALS, type RiskSignal } from '../../../src/tracking/risk/risk-signals';
 import { body, testApp } from '../../support/app';
 import { backends } from '../../support/db';
 import { orgWithKey } from '../../support/fixtures';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { riskScore } from '../../../src/protect/scoring/risk-signals';
+import { riskScore } from '../../../src/tracking/risk/risk-signals';
 import { testApp } from '../../support/app';
 import { backends } from '../../support/db';
 import { insertLink, orgWithKey } from '../../support/fixtures';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { installSignals } from '../../../src/protect/scoring/install-signals';
-import { CLICK_TO_INSTALL, riskScore } from '../../../src/protect/scoring/risk-signals';
+import { CLICK_TO_INSTALL, riskScore } from '../../../src/tracking/risk/risk-signals';
 import { body, testApp } from '../../support/app';
 import { ANDROID_PHONE, insertClick } from '../../support/clicks';
 import { backends } from '../../support/db';

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_INVALID_THRESHOLD, RISK_SIGNALS } from '../../../src/protect/scoring/risk-signals';
+import { DEFAULT_INVALID_THRESHOLD, RISK_SIGNALS } from '../../../src/tracking/risk/risk-signals';
 
 const doc = readFileSync(join(import.meta.dir, '../../../docs/protect.md'), 'utf8');
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
-import { createRepeatWindow } from '../../../src/protect/scoring/repeat-window';
+import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createAddressCache } from '../../../src/tracking/enrich/address-facts';
-import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';
-import { openGeoDatabase } from '../../../src/tracking/enrich/geo';
+import { createCrawlerVerifier, loadShippedRanges } from '../../../src/ipintel/crawlers/crawlers';
+import { openGeoDatabase } from '../../../src/ipintel/geo/geo-reader';
 import { beginWork, STEPS, type StepContext } from '../../../src/tracking/enrich/steps';
 import type { ClickRecord } from '../../../src/tracking/click.model';
 import { GOOGLEBOT, IPHONE, rawClick } from './click-fixture';

@@ -2,12 +2,12 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
-import { createRepeatWindow } from '../../../src/protect/scoring/repeat-window';
+import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
 import { createIpHasher } from '../../../src/shared/ip-hash';
-import { createCrawlerVerifier, loadShippedRanges } from '../../../src/tracking/enrich/crawlers';
-import { openGeoDatabase } from '../../../src/tracking/enrich/geo';
+import { createCrawlerVerifier, loadShippedRanges } from '../../../src/ipintel/crawlers/crawlers';
+import { openGeoDatabase } from '../../../src/ipintel/geo/geo-reader';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
-import { parseIp } from '../../../src/tracking/enrich/ip';
+import { parseIp } from '../../../src/ipintel/address';
 import { beginWork, STEPS, type StepContext } from '../../../src/tracking/enrich/steps';
 import { GOOGLEBOT, IPHONE, rawClick } from './click-fixture';
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { createRepeatWindow } from '../../../src/protect/scoring/repeat-window';
-import { RAPID_REPEAT, RISK_SIGNALS, riskScore } from '../../../src/protect/scoring/risk-signals';
+import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
+import { RAPID_REPEAT, RISK_SIGNALS, riskScore } from '../../../src/tracking/risk/risk-signals';
 import { createIpHasher } from '../../../src/shared/ip-hash';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
 import type { ClickRecord } from '../../../src/tracking/click.model';
-import { GOOGLEBOT, IPHONE, rawClick } from '../../tracking/enrich/click-fixture';
+import { GOOGLEBOT, IPHONE, rawClick } from '../enrich/click-fixture';
 
 const weight = (name: string) => RISK_SIGNALS.find((signal) => signal.name === name)!.weight;
 const RESIDENTIAL = '73.162.1.1';

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { createPostgres } from '../support/db';
-import { body, testApp, TEST_TRACKING_URL } from '../support/app';
-import { orgWithKey } from '../support/fixtures';
-import { openPostgres } from '../../src/db/postgres';
+import { createPostgres } from '../../support/db';
+import { body, testApp, TEST_TRACKING_URL } from '../../support/app';
+import { orgWithKey } from '../../support/fixtures';
+import { openPostgres } from '../../../src/db/postgres';
 
 /** Two nodes on one Postgres database (PGlite has one node only), each with its own pool, caches and pipeline. */
 if (process.env.DATABASE_URL) describe('a click cap across two nodes sharing Postgres', () => {

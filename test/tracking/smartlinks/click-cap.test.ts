@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import type { Db, Queryable } from '../../src/db/db';
-import { openPostgres } from '../../src/db/postgres';
-import { claimCapSlot } from '../../src/smartlinks/click-cap.repo';
-import { backends, createPostgres, onBeforeClose } from '../support/db';
-import { insertLink, orgWithKey } from '../support/fixtures';
+import type { Db, Queryable } from '../../../src/db/db';
+import { openPostgres } from '../../../src/db/postgres';
+import { claimCapSlot } from '../../../src/tracking/smartlinks/click-cap.repo';
+import { backends, createPostgres, onBeforeClose } from '../../support/db';
+import { insertLink, orgWithKey } from '../../support/fixtures';
 
 async function cappedLink(db: Db, cap: number | null) {
   const { orgId } = await orgWithKey(db);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { isPreviewBot } from '../../src/smartlinks/preview-bots';
+import { isPreviewBot } from '../../../src/tracking/smartlinks/preview-bots';
 
 describe('isPreviewBot', () => {
   const bots = {

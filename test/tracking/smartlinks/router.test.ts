@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { backends } from '../support/db';
-import { body, testApp, TEST_TRACKING_URL } from '../support/app';
-import { insertLink, orgWithKey } from '../support/fixtures';
-import { expectSecurityHeaders } from '../support/http';
-import { nestedClickIdOf, storedClicksOf } from '../support/clicks';
+import { backends } from '../../support/db';
+import { body, testApp, TEST_TRACKING_URL } from '../../support/app';
+import { insertLink, orgWithKey } from '../../support/fixtures';
+import { expectSecurityHeaders } from '../../support/http';
+import { nestedClickIdOf, storedClicksOf } from '../../support/clicks';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { MAX_LANDING_URL_LENGTH } from '../../src/tracking/redirect/landing-url';
-import { isPlayStoreUrl, PASS_THROUGH_EXCLUDED, passThroughParams, withSmartClickId } from '../../src/smartlinks/targets';
+import { MAX_LANDING_URL_LENGTH } from '../../../src/tracking/redirect/landing-url';
+import { isPlayStoreUrl, PASS_THROUGH_EXCLUDED, passThroughParams, withSmartClickId } from '../../../src/tracking/smartlinks/targets';
 
 const ID = '01JCLICK00000000000000000A';
 const PLAY = 'https://play.google.com/store/apps/details';

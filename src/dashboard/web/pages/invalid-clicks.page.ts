@@ -1,5 +1,5 @@
 import type { InvalidIpRow } from '../../../protect/export/export.repo';
-import { orderReasons } from '../../../protect/scoring/risk-signals';
+import { orderReasons } from '../../../tracking/risk/risk-signals';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
 

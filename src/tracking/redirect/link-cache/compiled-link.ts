@@ -1,5 +1,5 @@
-import { compileLandingHosts, type LandingHosts } from '../../../links/landing-hosts';
-import { compileSmartLink, type SmartLink } from '../../../smartlinks/smart-link';
+import { compileLandingHosts, type LandingHosts } from '../landing-hosts';
+import { compileSmartLink, type SmartLink } from '../../smartlinks/smart-link';
 import { checkHttpUrl } from '../landing-url';
 import type { LinkRow } from '../lookups.repo';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/db';
-import type { LinkChanges } from '../../../links/link-changes';
+import type { LinkChanges } from './link-changes';
 import { forEachLinkKey } from '../lookups.repo';
 import { cacheKey, HostDomains } from './cache-keys';
 import { CachedLinks } from './cached-links';

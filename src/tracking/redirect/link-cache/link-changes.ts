@@ -1,4 +1,4 @@
-import type { Db } from '../db/db';
+import type { Db } from '../../../db/db';
 
 const CHANNEL = 'svc_link_changed';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/db';
-import { changedDomain } from '../../../links/link-changes';
+import { changedDomain } from './link-changes';
 import { findLinkById } from '../lookups.repo';
 import { cacheKey } from './cache-keys';
 import type { CachedLinks } from './cached-links';

@@ -1,18 +1,11 @@
 /**
- * What every smart-link page shares: the one HTML escape, the stylesheet, and the Response with
+ * What every smart-link page shares: the stylesheet, and the Response with
  * its headers. A page loads nothing from anywhere: its CSP allows only the inline style and
  * script whose hashes are computed here at module load (docs/smart-link-serving.md, "Pages").
  */
 import { createHash } from 'node:crypto';
-import { SECURITY_HEADERS } from '../../http/http.plugin';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const SPECIAL = /[&<>"']/g;
-
-/** Text for an HTML text node or a quoted attribute value: every page's only escape. */
-export function escapeHtml(text: string): string {
-  return text.replace(SPECIAL, (character) => ESCAPES[character]!);
-}
+import { escapeHtml } from '../../../http/escape-html';
+import { SECURITY_HEADERS } from '../../../http/http.plugin';
 
 /** An inline `<script>` or `<style>` body and the CSP source that allows exactly it. */
 export interface InlineSource {

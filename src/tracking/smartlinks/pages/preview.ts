@@ -3,7 +3,8 @@
  * from the link's `preview`, so a shared link unfurls with its own title and image. A person
  * who lands here anyway gets a plain link onward; nothing redirects.
  */
-import { escapeHtml, htmlPage, navigableHref } from './html';
+import { escapeHtml } from '../../../http/escape-html';
+import { htmlPage, navigableHref } from './html';
 
 export interface LinkPreview {
   title?: string | null;

@@ -3,7 +3,8 @@
  * that scans it goes through the same rules as a mobile visitor. Drawn by `uqr` as inline SVG.
  */
 import { renderSVG } from 'uqr';
-import { escapeHtml, htmlPage } from './html';
+import { escapeHtml } from '../../../http/escape-html';
+import { htmlPage } from './html';
 
 export interface QrInput {
   /** The /l URL the code encodes, also shown as text. */

@@ -4,10 +4,10 @@
  * cached per string: a campaign's visitors repeat few of them.
  */
 import InAppSpy from 'inapp-spy';
-import { parseUserAgent } from '../../tracking/enrich/user-agent';
-import { nameAt } from '../../tracking/query-string';
+import { parseUserAgent } from '../../enrich/user-agent';
+import { nameAt } from '../../query-string';
 import type { IpType, OperatingSystem } from './rules.model';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../../shared/bounded-cache';
 
 export { canonicalTimeZone, zonedHourAndWeekday, type ZonedTime } from './zoned-time';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createServing } from '../../../../src/app';
 import { openPostgres } from '../../../../src/db/postgres';
-import { createLinkChanges, domainChange } from '../../../../src/links/link-changes';
+import { createLinkChanges, domainChange } from '../../../../src/tracking/redirect/link-cache/link-changes';
 import { normaliseHost } from '../../../../src/tracking/redirect/link-cache/cache-keys';
 import type { CompiledLink } from '../../../../src/tracking/redirect/link-cache/compiled-link';
 import { createLinkCache } from '../../../../src/tracking/redirect/link-cache/link-cache';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { escapeHtml, htmlPage, isNavigable, navigableHref } from '../../../src/smartlinks/pages/html';
+import { escapeHtml } from '../../../../src/http/escape-html';
+import { htmlPage, isNavigable, navigableHref } from '../../../../src/tracking/smartlinks/pages/html';
 import { decodeEntities, expectSafePage, readPage } from './page-reader';
 
 /** Text built to break out of markup: the five special characters, tags, quotes, entities. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { interstitialPage, intentUrl } from '../../../src/smartlinks/pages/interstitial';
+import { interstitialPage, intentUrl } from '../../../../src/tracking/smartlinks/pages/interstitial';
 import { anchorHref, expectSafePage, readPage } from './page-reader';
 
 const ID = '01JCLICK00000000000000000A';

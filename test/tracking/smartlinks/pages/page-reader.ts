@@ -1,6 +1,6 @@
 import { expect } from 'bun:test';
 import { createHash } from 'node:crypto';
-import { expectSecurityHeaders } from '../../support/http';
+import { expectSecurityHeaders } from '../../../support/http';
 
 export interface PageElement {
   tag: string;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { previewPage } from '../../../src/smartlinks/pages/preview';
+import { previewPage } from '../../../../src/tracking/smartlinks/pages/preview';
 import { expectSafePage, readPage, type ParsedPage } from './page-reader';
 
 const L_URL = 'http://track.test.local/l/spring-sale?utm_source=news';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { encode, renderSVG } from 'uqr';
-import { QR_OPTIONS, qrPage } from '../../../src/smartlinks/pages/qr';
+import { QR_OPTIONS, qrPage } from '../../../../src/tracking/smartlinks/pages/qr';
 import { expectSafePage, readPage, type ParsedPage } from './page-reader';
 
 const L_URL = 'http://track.test.local/l/spring-sale?utm_source=news';

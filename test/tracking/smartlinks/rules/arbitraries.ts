@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { RouteFacts } from '../../../src/smartlinks/rules/facts';
-import { type Conditions, IP_TYPES, OPERATING_SYSTEMS, type Rule, type RuleAction, type RuleSet, WEEKDAYS } from '../../../src/smartlinks/rules/rules.model';
+import type { RouteFacts } from '../../../../src/tracking/smartlinks/rules/facts';
+import { type Conditions, IP_TYPES, OPERATING_SYSTEMS, type Rule, type RuleAction, type RuleSet, WEEKDAYS } from '../../../../src/tracking/smartlinks/rules/rules.model';
 
 /** Small pools, so random rules and random requests meet often. */
 export const POOLS = {

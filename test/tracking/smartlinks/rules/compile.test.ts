@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { compileRules } from '../../../src/smartlinks/rules/compile';
-import { requestFacts, type RouteFacts, visitorHash } from '../../../src/smartlinks/rules/facts';
-import type { RuleSet } from '../../../src/smartlinks/rules/rules.model';
+import { compileRules } from '../../../../src/tracking/smartlinks/rules/compile';
+import { requestFacts, type RouteFacts, visitorHash } from '../../../../src/tracking/smartlinks/rules/facts';
+import type { RuleSet } from '../../../../src/tracking/smartlinks/rules/rules.model';
 import { factsArb, POOLS, ruleSetArb } from './arbitraries';
 import { referenceEvaluate } from './reference';
 

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClickRoute } from '../../../src/clicks/clicks.model';
-import { parseRules } from '../../../src/smartlinks/rules/parse-rules';
+import { ClickRoute } from '../../../../src/clicks/clicks.model';
+import { parseRules } from '../../../../src/tracking/smartlinks/rules/parse-rules';
 
 const DOCS = join(import.meta.dir, '../../../docs');
 const jsonExamples = (page: string) =>

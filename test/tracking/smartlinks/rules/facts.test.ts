@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import InAppSpy from 'inapp-spy';
-import { parseUserAgent } from '../../../src/tracking/enrich/user-agent';
+import { parseUserAgent } from '../../../../src/tracking/enrich/user-agent';
 import {
   acceptedLanguages,
   canonicalTimeZone,
@@ -14,7 +14,7 @@ import {
   visitorDraw,
   visitorHash,
   zonedHourAndWeekday,
-} from '../../../src/smartlinks/rules/facts';
+} from '../../../../src/tracking/smartlinks/rules/facts';
 import { wallClock } from './reference';
 
 const UA = {

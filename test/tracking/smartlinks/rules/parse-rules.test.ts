@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { Value } from '@sinclair/typebox/value';
 import fc from 'fast-check';
-import { MAX_RULES_BYTES, parseRules } from '../../../src/smartlinks/rules/parse-rules';
-import { RuleSetSchema, type RuleSet } from '../../../src/smartlinks/rules/rules.model';
+import { MAX_RULES_BYTES, parseRules } from '../../../../src/tracking/smartlinks/rules/parse-rules';
+import { RuleSetSchema, type RuleSet } from '../../../../src/tracking/smartlinks/rules/rules.model';
 import { denormalised, ruleSetArb } from './arbitraries';
 import { SCHEMA_EXAMPLE } from './schema-example';
 

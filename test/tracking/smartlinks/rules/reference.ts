@@ -1,5 +1,5 @@
-import { type RouteFacts, visitorHash } from '../../../src/smartlinks/rules/facts';
-import type { Conditions, RuleAction, RuleSet } from '../../../src/smartlinks/rules/rules.model';
+import { type RouteFacts, visitorHash } from '../../../../src/tracking/smartlinks/rules/facts';
+import type { Conditions, RuleAction, RuleSet } from '../../../../src/tracking/smartlinks/rules/rules.model';
 
 /**
  * The rule semantics of docs/smart-links.md written as plainly as possible, over the raw rule
