@@ -44,6 +44,13 @@ module.exports = {
       to: { path: '^src/services\\.ts$' },
     },
     ...layerRules,
+    {
+      name: 'layer-features',
+      severity: 'error',
+      comment: 'The files at the top of src/ compose the node; a feature module never imports them.',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
   ],
   options: {
     parser: 'swc',

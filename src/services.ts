@@ -51,7 +51,7 @@ export interface Services {
   clickPipeline: Tracking['clickPipeline'];
   /** DuckDB analytics mirror: read-side queries and catchUp() (src/analytics/mirror/mirror.ts). */
   mirror: Mirror;
-  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/analytics/realtime-counter.ts). */
+  /** Clicks this thread answered, per organization and minute, added to the shared counters twice a second (src/tracking/counts/click-counter.ts). */
   clickCounter: ClickCounter;
   /**
    * The realtime event streams open on this node (src/dashboard/realtime/realtime-streams.ts);

@@ -41,7 +41,7 @@ export interface ConversionResult {
   matched: boolean;
 }
 
-/** The spec's ConversionResult and Conversion, as models for the OpenAPI document (src/openapi/documented.ts). */
+/** The spec's ConversionResult and Conversion, as models for the OpenAPI document (src/http/documented.ts). */
 export const ConversionResultBody = t.Object({ ok: t.Literal(true), id: t.String(), matched: t.Boolean({ description: 'true when a click was found' }) });
 
 const nullableText = t.Union([t.String(), t.Null()]);

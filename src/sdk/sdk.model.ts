@@ -50,7 +50,7 @@ export interface InstallResponse {
   is_reattribution: boolean;
 }
 
-/** The SDK answers of the spec, as models for the OpenAPI document (src/openapi/documented.ts). */
+/** The SDK answers of the spec, as models for the OpenAPI document (src/http/documented.ts). */
 const orNull = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Nullable(schema);
 export const InstallResponseBody = t.Object({
   install_id: t.String(),

@@ -44,7 +44,7 @@ export interface ClickRecord {
   params: Record<string, string> | null;
   /** The smart-link routing decision behind the click; null for every other click. */
   route: ClickRoute | null;
-  /** 0 to 100, the capped sum of the weights of `risk_reasons` (src/protect/scoring/risk-signals.ts). */
+  /** 0 to 100, the capped sum of the weights of `risk_reasons` (src/tracking/risk/risk-signals.ts). */
   risk_score: number;
   /** Names of the risk signals the click has, in the signal table's order. */
   risk_reasons: string[];

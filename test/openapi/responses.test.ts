@@ -20,7 +20,7 @@ import { ingest } from '../edge/support';
 import { registerAccount } from '../protect/support';
 
 /**
- * The response models the OpenAPI document shows (src/openapi/documented.ts) are documentation
+ * The response models the OpenAPI document shows (src/http/documented.ts) are documentation
  * only, so they are checked here against real answers of each endpoint.
  */
 async function expectShape(schema: TSchema, response: Response, status: number): Promise<any> {

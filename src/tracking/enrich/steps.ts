@@ -143,7 +143,7 @@ export const botStep: IngestionStep = {
   },
 };
 
-/** The click's own risk signals (src/protect/scoring/click-signals.ts); beacons and installs add theirs later. */
+/** The click's own risk signals (src/tracking/risk/click-signals.ts); beacons and installs add theirs later. */
 export const riskStep: IngestionStep = {
   name: 'risk',
   run(work, { ipIntel, repeats }) {

@@ -71,7 +71,7 @@ export interface ClickPipelineOptions {
    */
   backlogLimit?: number;
   journal?: JournalOptions;
-  /** Told of each click once it is journaled: the realtime counters (src/analytics/realtime-counter.ts). */
+  /** Told of each click once it is journaled: the realtime counters (src/tracking/counts/click-counter.ts). */
   onClick?: (click: JournaledClick) => void;
   /**
    * How busy the event loop answering the redirects is. Default: this thread's CPU time, when

@@ -11,11 +11,11 @@ export interface LinkRow {
   status: string;
   campaign_id: string | null;
   destination: string | null;
-  /** jsonb: an array of host patterns, or null (src/links/landing-hosts.ts). */
+  /** jsonb: an array of host patterns, or null (src/tracking/redirect/landing-hosts.ts). */
   allowed_landing_hosts: unknown;
   /** On the tracking host, or on a custom domain the link's organization holds and has verified. */
   domain_verified: boolean;
-  /** Smart links (src/smartlinks/rules): jsonb as stored, to be read with parseRules. */
+  /** Smart links (src/tracking/smartlinks/rules): jsonb as stored, to be read with parseRules. */
   rules: unknown;
   pass_params: boolean;
   /** jsonb: {title?, description?, image?} or null (src/links/link-preview.ts). */

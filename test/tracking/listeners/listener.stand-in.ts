@@ -1,6 +1,6 @@
 /**
  * A stand-in for listener.worker.ts that speaks the same protocol without serving anything, so
- * test/tracking/listeners.test.ts can supervise threads that die. It logs what it is told to
+ * test/tracking/listeners/listeners.test.ts can supervise threads that die. It logs what it is told to
  * `events` in its data directory, and exits (as a thread that crashed) when a file named
  * `crash-now` appears there. Its backlog is the number of times a thread has started on that
  * directory, so the test can tell when the supervisor has taken the new thread as ready (the
