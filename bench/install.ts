@@ -76,7 +76,7 @@ async function seed(url: string) {
   // every install's reads would dirty just-loaded pages to set hint bits, and the run would
   // measure the bulk load's aftermath.
   await db.exec('VACUUM ANALYZE');
-  // And the load's gigabyte is written out now, not by a checkpoint in the middle of the run.
+  // And the load's writes reach the disk now, not by a checkpoint in the middle of the run.
   await db.exec('CHECKPOINT');
   await db.close();
   return { sdkKey: sdk.key };

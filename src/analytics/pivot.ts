@@ -53,7 +53,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * A timestamp's UTC day as days since 1970-01-01, from the epoch seconds: no time zone is looked
- * up per row, which in DuckDB costs five times the rest of the scan (docs/performance-analytics.md, "bench:pivot").
+ * up per row, a lookup that in DuckDB outweighs the rest of the scan (docs/performance-analytics.md, "bench:pivot").
  */
 const dayNumber = (column: string) => `CAST(floor(EXTRACT(EPOCH FROM ${column}) / 86400) AS INTEGER)`;
 const DAY_MS = 86_400_000;

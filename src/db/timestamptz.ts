@@ -9,7 +9,7 @@ const STORED = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-
 
 export function parseTimestamptz(text: string): Date {
   const match = STORED.exec(text);
-  // 'infinity' and '-infinity' have no Date; they read as an Invalid Date, as they always did.
+  // 'infinity' and '-infinity' have no Date; they read as an Invalid Date, as the drivers' own reader reads them.
   if (!match) return new Date(text);
   const n = (group: number) => Number(match[group] ?? 0);
   const year = match[12] ? 1 - n(1) : n(1);

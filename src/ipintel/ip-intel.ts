@@ -19,9 +19,11 @@ export interface IpIntel {
   ipType(ip: string): IpType | null;
   pool(ip: string): PoolFacts;
   /**
-   * Loads every database now. On a new DATA_DIR the ASN table is parsed from its CSV files first
-   * (about half a second to 1.5 s on 2 cores): a click writer loads before its first batch, so
-   * the first click of a new node is not stored that much later (docs/ip-intelligence.md).
+   * Loads every database now. On a new DATA_DIR the ASN table is parsed from its CSV files first,
+   * the slow part of a load. A click writer loads as it starts, before its first batch, so the
+   * parse runs while the node boots and not in the batch of its first click, which must reach
+   * Postgres within the wait a conversion gives a fresh click (src/tracking/click-arrival.ts;
+   * docs/ip-intelligence.md).
    */
   load(): void;
 }

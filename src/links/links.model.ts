@@ -21,7 +21,7 @@ export interface LinkRow {
   status: LinkStatus;
   expires_at: Date | null;
   click_cap: number | null;
-  /** A rule set as parseRules stores it; rows written before version 1 may hold other JSON. */
+  /** A rule set as parseRules stores it; a row not written through the API may hold other JSON. */
   rules: unknown;
   pass_params: boolean;
   preview: LinkPreview | null;

@@ -2,9 +2,9 @@
  * POST /api/mcp, answered by answer.ts. GET and DELETE (the SDK's SSE stream and session end)
  * answer 405: there are no sessions.
  *
- * The MCP SDK and what it brings (zod, ajv: about 250 modules and 8,500 functions) load on the
- * first MCP request, not at start, so a node that never serves MCP keeps them out of the heap of
- * the thread that answers redirects (docs/performance.md, "Start-up heap").
+ * The MCP SDK and what it brings (zod, ajv: hundreds of modules) load on the first MCP request,
+ * not at start, so a node that never serves MCP keeps them out of the heap of the thread that
+ * answers redirects (docs/performance.md, "Start-up heap").
  */
 import { Elysia } from 'elysia';
 import { forbidden } from '../http/errors';

@@ -4,7 +4,7 @@ import type { SubscriptionState } from './state-machine';
 /** The two stores, as the SDK subscription call and the `subscriptions.store` column name them. */
 export type Store = 'apple' | 'google';
 
-/** App Store Server Notifications V2: one JWS. A real one (three nested certificate chains) is about 15 KB. */
+/** App Store Server Notifications V2: one JWS, kilobytes long with its three nested certificate chains, well inside the bound. */
 export const AppleNotificationBody = t.Object({
   signedPayload: t.String({ minLength: 1, maxLength: 256 * 1024 }),
 });

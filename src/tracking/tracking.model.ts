@@ -100,8 +100,8 @@ export function completeClick(click: JournaledClick): ClickRecord {
 
 /**
  * One line of the click journal: a click or an impression. A click's `q` is its redirect's query
- * string as sent, whose parameters the batcher captures (pipeline/click-capture.ts); lines
- * written before it existed carry them in `r`.
+ * string as sent, whose parameters the batcher captures (pipeline/click-capture.ts); a line
+ * without `q` carries them in `r` already, so a journal an earlier version left replays unchanged.
  */
 export type JournalEntry = { k: 'c'; r: JournaledClick; q?: string } | { k: 'i'; r: ImpressionRecord };
 

@@ -81,9 +81,9 @@ function openReader(path: string, options: MapOptions): Reader<Response> {
 const mapped = new Map<string, Reader<Response>>();
 
 /**
- * The files are mapped (mapped-file.ts: the 134 MB of the default files never reach a heap) on
- * the first lookup or `load`, once per process; a lookup asks them in order and the first record found
- * wins. An IPv4-only file is never asked about an IPv6 address.
+ * The files are mapped (mapped-file.ts: the default files are large, and mapped they never reach
+ * a heap) on the first lookup or `load`, once per process; a lookup asks them in order and the
+ * first record found wins. An IPv4-only file is never asked about an IPv6 address.
  */
 export function openCityDatabases(paths: readonly string[] = DEFAULT_CITY_DATABASES, options: MapOptions = {}): CityLookup {
   let readers: Reader<Response>[] | undefined;

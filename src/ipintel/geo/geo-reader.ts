@@ -23,7 +23,7 @@ export const DEFAULT_GEO_DATABASE = createRequire(import.meta.url).resolve(
 
 const COUNTRY_CODE = /^[A-Z]{2}$/;
 
-/** One reader per file per process: the file is ~8 MB and every app instance shares it. */
+/** One reader per file per process: the file is megabytes long and every app instance shares it. */
 const opened = new Map<string, GeoLookup>();
 
 /** Opens the database synchronously, once; a missing or corrupt file fails at start, never per click. */

@@ -19,8 +19,8 @@ import {
 
 /**
  * A journaled click as it is stored: completed with the defaults, and with what its query
- * string carries (a journal line without one, written before the query string was journaled
- * raw, already holds its captured fields).
+ * string carries (a journal line without one already holds its captured fields, so a journal an
+ * earlier version left replays unchanged).
  */
 export function capturedClick(entry: Extract<JournalEntry, { k: 'c' }>): ClickRecord {
   const click = completeClick(entry.r);

@@ -38,8 +38,8 @@ function trackingHandlers({ linkCache, campaignCache, clickPipeline, clock, ipHa
   // Rules ask about the visitor's address on this thread: each address is looked up once.
   const smartDeps = { ...clickDeps, db, ipIntel: rememberAddresses(ipIntel) };
   const impressionDeps = { campaignCache, clickPipeline, ipHasher, clock, geo: openGeoDatabase() };
-  // One object shape for every path; /l passes the Accept-Language its rules may read (spreading
-  // a /c request into a new object cost /l about as much as its 20 rules).
+  // One object shape for every path; /l passes the Accept-Language its rules may read as an
+  // argument, so a visit builds its request once instead of spreading a /c request into a copy.
   const requestOf = (request: Request, socketIp: string | undefined, arrival: number, acceptLanguage: string | null = null) => ({
     url: request.url,
     ip: requestIp(request, socketIp, config),
