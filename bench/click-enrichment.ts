@@ -10,7 +10,7 @@
  * implementation that hashes every click pays.
  * Prints one JSON line.
  */
-import { createIpHasher } from '../src/shared/ip-hash';
+import { createIpHasher } from '../src/shared/crypto/ip-hash';
 import type { ClickRecord } from '../src/tracking/click.model';
 import { createIngestion } from '../src/tracking/enrich/ingest';
 

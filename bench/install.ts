@@ -15,7 +15,7 @@ import { ulid } from 'ulid';
 import { generateSdkKey } from '../src/auth/sdk-keys';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
-import { createIpHasher } from '../src/shared/ip-hash';
+import { createIpHasher } from '../src/shared/crypto/ip-hash';
 import { runLoad, type LoadResult, type Profile } from './install-load';
 import { scratchDir } from './scratch-dir';
 

@@ -14,7 +14,7 @@ import { createPendingBeacons, type PendingBeacons } from './protect/beacon/pend
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
 import { systemClock, type Clock } from './shared/ids';
-import { createIpHasher, type IpHasher } from './shared/ip-hash';
+import { createIpHasher, type IpHasher } from './shared/crypto/ip-hash';
 import { createWriteBurst, type WriteBurst } from './shared/write-burst';
 import type { TrackingListeners } from './tracking/listeners/listeners';
 import { startTracking, stopTracking, type Tracking } from './tracking/tracking.boot';

@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../auth/audit';
 import { generateSdkKey } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
-import { parseHttpUrl } from '../shared/web-url';
+import { parseHttpUrl } from '../shared/net/web-url';
 import { newId } from '../shared/ids';
 import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
 import * as repo from './apps.repo';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import { newId } from '../shared/ids';
-import { constantTimeEqual, randomToken, sha256Hex } from '../shared/secrets';
+import { constantTimeEqual, randomToken, sha256Hex } from '../shared/crypto/secrets';
 
 export const API_KEY_PATTERN = /^svc_live_[A-Za-z0-9]{32}$/;
 /** The clear part kept for display and lookup: `svc_live_` plus the first 8 random characters. */

@@ -1,4 +1,4 @@
-import { constantTimeEqual, hmacSha256Hex } from '../shared/secrets';
+import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto/secrets';
 
 /** Edge ingest: lowercase hex HMAC-SHA256 of the raw body keyed by INGEST_SECRET, compared in constant time. */
 export function verifyIngestSignature(secret: string | undefined, rawBody: string | Uint8Array, signature: string | null | undefined): boolean {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import { createTtlCache } from '../shared/ttl-cache';
-import { sha256Hex } from '../shared/secrets';
+import { sha256Hex } from '../shared/crypto/secrets';
 import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
 
 /**

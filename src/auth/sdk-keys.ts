@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import { badRequest } from '../http/errors';
-import { randomToken, sha256Hex } from '../shared/secrets';
+import { randomToken, sha256Hex } from '../shared/crypto/secrets';
 
 export const SDK_KEY_PATTERN = /^sk_[A-Za-z0-9]{32}$/;
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockFile } from '../shared/file-lock';
+import { lockFile } from '../shared/files/file-lock';
 
 export class DataDirBusy extends Error {}
 

@@ -1,10 +1,10 @@
 import { type Actor, recordAudit } from '../auth/audit';
-import { randomToken } from '../shared/secrets';
+import { randomToken } from '../shared/crypto/secrets';
 import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError } from '../http/errors';
 import { announce, domainChange, type LinkChanges } from '../tracking/redirect/link-cache/link-changes';
-import { parseDomain } from '../shared/hostname';
+import { parseDomain } from '../shared/net/hostname';
 import { type CheckOutcome, DEFAULT_LIST_LIMIT, type DomainResponse, type DomainRow } from './domains.model';
 import * as repo from './domains.repo';
 import { lookupTokens, type TxtResolver, txtName, txtRecord } from './txt-lookup';

@@ -4,7 +4,7 @@ import type { Db } from '../db/db';
 import { validationError } from '../http/errors';
 import type { IpIntel } from '../ipintel/ip-intel';
 import { newId, type Clock } from '../shared/ids';
-import type { IpHasher } from '../shared/ip-hash';
+import type { IpHasher } from '../shared/crypto/ip-hash';
 import type { ImpressionRecord } from '../tracking/tracking.model';
 import { resolveCampaigns } from './campaign-refs';
 import type { Impression, ImpressionsResult } from './impressions.model';

@@ -1,5 +1,5 @@
 import type { Server } from 'bun';
-import { constantTimeEqual, randomToken } from '../shared/secrets';
+import { constantTimeEqual, randomToken } from '../shared/crypto/secrets';
 import { HttpError, payloadTooLarge } from './errors';
 import { capStream, declaresTooLarge, httpErrorResponse, jsonResponse, MAX_BODY_BYTES, pathOf } from './http.plugin';
 import { SERVE_OPTIONS } from './serve-options';

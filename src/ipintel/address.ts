@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { CANONICAL_IPV4 } from '../shared/ip-hash';
+import { CANONICAL_IPV4 } from '../shared/crypto/ip-hash';
 
 export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
 

@@ -4,8 +4,8 @@
  */
 import { Type as T } from '@sinclair/typebox';
 import { CONTROL_CHARS, checkShape, FieldErrors } from '../tracking/smartlinks/rules/field-errors';
-import { checkWebUrl } from '../shared/web-url';
-import { MAX_URL_LENGTH } from '../shared/web-url';
+import { checkWebUrl } from '../shared/net/web-url';
+import { MAX_URL_LENGTH } from '../shared/net/web-url';
 
 export interface LinkPreview {
   title?: string;

@@ -4,7 +4,7 @@ import { WholeNumber } from '../http/strict-body';
 import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
 import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from '../tracking/redirect/landing-hosts';
 import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
-import { MAX_URL_LENGTH } from '../shared/web-url';
+import { MAX_URL_LENGTH } from '../shared/net/web-url';
 import { MAX_DEEP_LINK_PATH_LENGTH } from './link-fields';
 import type { LinkPreview } from './link-preview';
 

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../auth/audit';
-import { randomToken } from '../shared/secrets';
+import { randomToken } from '../shared/crypto/secrets';
 import { campaignExists } from '../campaigns/campaigns.repo';
 import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
@@ -10,8 +10,8 @@ import { parseTimestamp } from '../shared/timestamp';
 import { parseLandingHosts } from '../tracking/redirect/landing-hosts';
 import { parseRules } from '../tracking/smartlinks/rules/parse-rules';
 import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
-import { parseDomain } from '../shared/hostname';
-import { parseHttpUrl } from '../shared/web-url';
+import { parseDomain } from '../shared/net/hostname';
+import { parseHttpUrl } from '../shared/net/web-url';
 import { parseDeepLinkPath, type Parsed } from './link-fields';
 import { parsePreview } from './link-preview';
 import { announce, type LinkChanges } from '../tracking/redirect/link-cache/link-changes';

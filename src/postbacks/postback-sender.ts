@@ -1,6 +1,6 @@
-import { hmacSha256Hex } from '../shared/secrets';
+import { hmacSha256Hex } from '../shared/crypto/secrets';
 import { backoffDelay } from '../shared/backoff';
-import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/safe-target';
+import { fetchPinned, UnsafeTargetError, type Lookup } from '../shared/net/safe-target';
 import type { HostPacer } from './host-pacer';
 import type { AttemptOutcome, ClaimedDelivery } from './postbacks.repo';
 import { renderTemplate } from './postback-template';

@@ -1,11 +1,11 @@
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { recordAudit } from '../auth/audit';
-import { randomToken } from '../shared/secrets';
+import { randomToken } from '../shared/crypto/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
 import { errorMessage } from '../shared/error-message';
 import { newId } from '../shared/ids';
-import { resolveTarget, type Lookup } from '../shared/safe-target';
+import { resolveTarget, type Lookup } from '../shared/net/safe-target';
 import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
 import { deleteDestination, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
 import { templateProblems } from './postback-template';

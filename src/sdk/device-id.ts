@@ -1,4 +1,4 @@
-import { sha256Hex } from '../shared/secrets';
+import { sha256Hex } from '../shared/crypto/secrets';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 

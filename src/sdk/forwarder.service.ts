@@ -3,7 +3,7 @@ import type { Queryable } from '../db/db';
 import { recordAudit } from '../auth/audit';
 import { fieldError, notFound } from '../http/errors';
 import { appInOrg, findForwarder, upsertForwarder, type ForwarderRow } from './forwarder.repo';
-import { assertAcceptableUrl, fetchPinned, systemLookup, UnsafeTargetError, type Lookup } from '../shared/safe-target';
+import { assertAcceptableUrl, fetchPinned, systemLookup, UnsafeTargetError, type Lookup } from '../shared/net/safe-target';
 
 /** One install for an ad platform's app-conversion API. Held in memory for the send only. */
 export interface ForwardJob {

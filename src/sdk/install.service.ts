@@ -5,7 +5,7 @@ import type { SdkApp } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { scoreInstalledClick } from '../protect/scoring/install-signals';
 import { newId, type Clock } from '../shared/ids';
-import type { IpHasher } from '../shared/ip-hash';
+import type { IpHasher } from '../shared/crypto/ip-hash';
 import { deviceIdHash } from './device-id';
 import type { InstallForwarder } from './forwarder.service';
 import { clearUninstalled, findInstallByDevice, reattributeInstall, type InstallRow } from './installs.repo';

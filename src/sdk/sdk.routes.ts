@@ -6,7 +6,7 @@ import { clientIp } from '../http/client-ip';
 import { strictBody } from '../http/strict-body';
 import type { IpIntel } from '../ipintel/ip-intel';
 import type { Clock } from '../shared/ids';
-import type { IpHasher } from '../shared/ip-hash';
+import type { IpHasher } from '../shared/crypto/ip-hash';
 import type { WriteBurst } from '../shared/write-burst';
 import type { InstallForwarder } from './forwarder.service';
 import { forwarderRoutes } from './forwarder.routes';

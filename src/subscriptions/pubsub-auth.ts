@@ -5,7 +5,7 @@
  * configured every push is refused, unless GOOGLE_PUBSUB_AUTH=off.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { constantTimeEqual } from '../shared/secrets';
+import { constantTimeEqual } from '../shared/crypto/secrets';
 import type { GooglePubsubConfig } from '../config/config';
 
 const GOOGLE_ISSUERS = ['https://accounts.google.com', 'accounts.google.com'];

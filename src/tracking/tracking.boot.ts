@@ -1,7 +1,7 @@
 import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import type { LinkChanges } from './redirect/link-cache/link-changes';
-import type { IpHasher } from '../shared/ip-hash';
+import type { IpHasher } from '../shared/crypto/ip-hash';
 import { createCampaignCache, type CampaignCache } from './redirect/campaign-cache';
 import { createClickPipeline, type ClickPipeline, type ClickPipelineDeps, type ClickPipelineOptions } from './pipeline/click-pipeline';
 import { createClickWriterThread } from './pipeline/click-writer.thread';

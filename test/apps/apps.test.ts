@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { revokeApiKey } from '../../src/auth/api-keys';
 import { authenticateSdkKey } from '../../src/auth/sdk-keys';
-import { sha256Hex } from '../../src/shared/secrets';
+import { sha256Hex } from '../../src/shared/crypto/secrets';
 import { PLATFORMS, SETTING_RANGES } from '../../src/apps/apps.model';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';

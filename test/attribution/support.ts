@@ -2,7 +2,7 @@ import { attributionSettings, type WaterfallInput } from '../../src/attribution/
 import { createOrganization } from '../../src/auth/accounts.service';
 import type { Db } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
-import { createIpHasher } from '../../src/shared/ip-hash';
+import { createIpHasher } from '../../src/shared/crypto/ip-hash';
 import { sdkApp } from '../support/sdk-fixtures';
 
 /** The hasher the waterfall tests share with their fixtures (any secret will do, as long as it is one). */

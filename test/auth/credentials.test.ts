@@ -6,7 +6,7 @@ import { createApiKeyCache } from '../../src/auth/api-key-cache';
 import { authPlugin } from '../../src/auth/auth.plugin';
 import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
 import { assertSdkPlatform, authenticateSdkKey, generateSdkKey, SDK_KEY_PATTERN } from '../../src/auth/sdk-keys';
-import { sha256Hex } from '../../src/shared/secrets';
+import { sha256Hex } from '../../src/shared/crypto/secrets';
 import { startSession } from '../../src/auth/sessions';
 import { createOrganization, createUser } from '../../src/auth/accounts.service';
 import type { Db } from '../../src/db/db';

@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { authenticateApiKey } from '../../src/auth/api-keys';
-import { sha256Hex } from '../../src/shared/secrets';
+import { sha256Hex } from '../../src/shared/crypto/secrets';
 import { newId } from '../../src/shared/ids';
 import { body, testApp, type TestApp } from '../support/app';
 import { backends } from '../support/db';

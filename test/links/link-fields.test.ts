@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parseLinkUpdate } from '../../src/links/links.service';
 import { parseDeepLinkPath } from '../../src/links/link-fields';
-import { parseHttpUrl } from '../../src/shared/web-url';
-import { parseDomain } from '../../src/shared/hostname';
+import { parseHttpUrl } from '../../src/shared/net/web-url';
+import { parseDomain } from '../../src/shared/net/hostname';
 
 const ok = <T>(parsed: { value: T } | { error: string }) => ('value' in parsed ? parsed.value : undefined);
 const isError = (parsed: object) => 'error' in parsed;

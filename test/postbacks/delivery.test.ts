@@ -1,6 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, spyOn, test } from 'bun:test';
-import { hmacSha256Hex } from '../../src/shared/secrets';
+import { hmacSha256Hex } from '../../src/shared/crypto/secrets';
 import { createPostbackWorker, type PostbackWorker, type PostbackWorkerOptions } from '../../src/postbacks/postbacks.worker';
 import { body, testApp } from '../support/app';
 import { insertClick } from '../support/clicks';

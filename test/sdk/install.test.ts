@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { sha256Hex } from '../../src/shared/secrets';
+import { sha256Hex } from '../../src/shared/crypto/secrets';
 import { body, testApp } from '../support/app';
 import { ANDROID_PHONE, insertClick } from '../support/clicks';
 import { backends } from '../support/db';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db';
 import { riskScore } from '../../src/tracking/risk/risk-signals';
 import { newId } from '../../src/shared/ids';
-import type { IpHasher } from '../../src/shared/ip-hash';
+import type { IpHasher } from '../../src/shared/crypto/ip-hash';
 
 /** The clicks columns a test may set, named as in the Click read model; the rest stay null or false. */
 export interface ClickOverrides {

@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
-import type { IpHasher } from '../../src/shared/ip-hash';
+import type { IpHasher } from '../../src/shared/crypto/ip-hash';
 import { insertApp } from './fixtures';
 
 /** An app with its SDK key; settings go in as text cast to jsonb so both drivers store an object. */

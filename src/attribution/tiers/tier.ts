@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/db';
 import type { Clock } from '../../shared/ids';
-import type { IpHasher } from '../../shared/ip-hash';
+import type { IpHasher } from '../../shared/crypto/ip-hash';
 import type { ClickWaitDeps } from '../../tracking/click-arrival';
 import type { Attribution, AttributionMethod, ClickTouch, ImpressionTouch, WaterfallInput } from '../attribution.model';
 import type { SignalTouches, TimeRange } from '../attribution.repo';

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '../../shared/write-atomically';
+import { writeAtomically } from '../../shared/files/write-atomically';
 import { ASN_FILES, AsnDataError, asnTableOf, DEFAULT_ASN_DIR, parseAsnArrays, type AsnArrays, type AsnTable } from './asn-table';
 
 /**

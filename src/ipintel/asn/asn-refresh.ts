@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '../../shared/write-atomically';
+import { writeAtomically } from '../../shared/files/write-atomically';
 import { classifyAll } from './asn-classifier';
 import type { AsnTable } from './asn-table';
 import {

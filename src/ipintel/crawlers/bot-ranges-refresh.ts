@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '../../shared/write-atomically';
+import { writeAtomically } from '../../shared/files/write-atomically';
 import { parseRangeFile, RANGES_DIR, readRangeFile, serializeRangeFile, type RangeFile } from './bot-ranges';
 import { CRAWLERS, type Crawler } from './crawlers';
 

@@ -1,6 +1,6 @@
 import type { Mirror } from '../../analytics/mirror/mirror';
 import { exclusionBlock } from '../../ipintel/ip-intel';
-import { isPublicAddress } from '../../shared/safe-target';
+import { isPublicAddress } from '../../shared/net/safe-target';
 
 /** One exclusion the sync may push: an IPv4 address or an IPv6 /64, its worst score and last click. */
 export interface BlocklistEntry {

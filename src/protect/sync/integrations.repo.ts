@@ -5,7 +5,7 @@ export type AdProvider = 'google_ads';
 export interface IntegrationRow {
   provider: AdProvider;
   settings: { customer_id?: string; login_customer_id?: string | null };
-  /** Sealed (src/shared/secret-box.ts); opened only by the service that uses them. */
+  /** Sealed (src/shared/crypto/secret-box.ts); opened only by the service that uses them. */
   secrets: string;
   updated_at: Date;
 }

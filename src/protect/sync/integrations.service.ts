@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../../auth/audit';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
-import { createSecretBox } from '../../shared/secret-box';
+import { createSecretBox } from '../../shared/crypto/secret-box';
 import type { GoogleAdsConnection, GoogleAdsConnectionBody, GoogleAdsSecrets, IntegrationView } from './integrations.model';
 import { deleteIntegration, findIntegration, upsertIntegration, type IntegrationRow } from './integrations.repo';
 

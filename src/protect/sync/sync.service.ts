@@ -9,7 +9,7 @@ import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { conflict, HttpError } from '../../http/errors';
 import { newId, type Clock } from '../../shared/ids';
-import { SecretBoxError } from '../../shared/secret-box';
+import { SecretBoxError } from '../../shared/crypto/secret-box';
 import { BLOCKLIST_DAYS, selectBlocklist, type BlocklistEntry } from './blocklist.repo';
 import { createGoogleAdsClient, GoogleAdsError, type GoogleAdsClient } from './google-ads/google-ads.client';
 import { createIpBlock, isGoogleAdsCampaignId, listIpCriteria, removeCriterion } from './google-ads/ip-criteria';

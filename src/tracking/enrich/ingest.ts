@@ -1,6 +1,6 @@
 import { openIpIntel, type IpIntel, type IpIntelOptions } from '../../ipintel/ip-intel';
 import { createRepeatWindow } from '../risk/repeat-window';
-import type { IpHasher } from '../../shared/ip-hash';
+import type { IpHasher } from '../../shared/crypto/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { createCrawlerVerifier, loadShippedRanges, type EngineRanges } from '../../ipintel/crawlers/crawlers';
 import { openGeoDatabase } from '../../ipintel/geo/geo-reader';

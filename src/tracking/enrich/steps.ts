@@ -2,7 +2,7 @@ import { isbot } from 'isbot';
 import type { IpIntel } from '../../ipintel/ip-intel';
 import { scoreClick, type ClickFacts } from '../risk/click-signals';
 import type { RepeatWindow } from '../risk/repeat-window';
-import type { IpHasher } from '../../shared/ip-hash';
+import type { IpHasher } from '../../shared/crypto/ip-hash';
 import type { ClickRecord } from '../click.model';
 import { claimedEngine, type CrawlerVerifier, type SearchEngine } from '../../ipintel/crawlers/crawlers';
 import type { GeoLookup } from '../../ipintel/geo/geo-reader';

@@ -13,7 +13,7 @@ import { SERVE_OPTIONS } from '../../http/serve-options';
 import { linkChangeSubscribers } from '../redirect/link-cache/link-changes';
 import { errorMessage } from '../../shared/error-message';
 import { systemClock } from '../../shared/ids';
-import { createIpHasher } from '../../shared/ip-hash';
+import { createIpHasher } from '../../shared/crypto/ip-hash';
 import { createCampaignCache } from '../redirect/campaign-cache';
 import { createClickPipeline } from '../pipeline/click-pipeline';
 import { createLinkCache } from '../redirect/link-cache/link-cache';

@@ -6,7 +6,7 @@
 import { errorCode } from '../../db/errors';
 import { openPostgres } from '../../db/postgres';
 import { errorMessage } from '../../shared/error-message';
-import { createIpHasher } from '../../shared/ip-hash';
+import { createIpHasher } from '../../shared/crypto/ip-hash';
 import { openIpIntel } from '../../ipintel/ip-intel';
 import { createClickWriter } from './click-writer';
 import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './click-writer.protocol';

@@ -3,7 +3,7 @@
  * request names the landing URL. Parsed on write (links API), compiled once into the link
  * cache entry, and matched per click without allocating (docs/tracking.md).
  */
-import { parseDomain } from '../../shared/hostname';
+import { parseDomain } from '../../shared/net/hostname';
 import type { Parsed } from '../../shared/timestamp';
 
 export const MAX_LANDING_HOSTS = 50;
@@ -54,7 +54,7 @@ export function compileLandingHosts(list: readonly unknown[]): LandingHosts {
   return { exact, suffixes };
 }
 
-/** `host` as comparableHost gives it (src/shared/web-url.ts). */
+/** `host` as comparableHost gives it (src/shared/net/web-url.ts). */
 export function landingHostAllowed(hosts: LandingHosts, host: string): boolean {
   if (hosts.exact.has(host)) return true;
   for (const suffix of hosts.suffixes) if (host.endsWith(suffix)) return true;

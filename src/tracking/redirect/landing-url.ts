@@ -1,10 +1,10 @@
 /**
  * The landing URL of a click redirect: read from the query string, validated by the rule of
- * link destinations (src/shared/web-url.ts) and given its click id. Ad platforms encode it once,
+ * link destinations (src/shared/net/web-url.ts) and given its click id. Ad platforms encode it once,
  * twice or three times, so the raw value is decoded one layer at a time until it is an absolute
  * URL, never further: encoded text inside it (`?q=a%20b`, `?next=%2Fcart`) is kept.
  */
-import { checkWebUrl, comparableHost } from '../../shared/web-url';
+import { checkWebUrl, comparableHost } from '../../shared/net/web-url';
 import { setBounded } from '../../shared/bounded-cache';
 import { formDecode } from '../query-string';
 import { CLICK_ID_PARAM } from '../tracking.model';
@@ -58,7 +58,7 @@ export function resolveLandingUrlCached(raw: string): LandingUrl {
 }
 
 /**
- * Accepts what a link destination may be (src/shared/web-url.ts); what may then still not appear
+ * Accepts what a link destination may be (src/shared/net/web-url.ts); what may then still not appear
  * in a header is non-ASCII text, percent-encoded as UTF-8. Every other byte is kept as given.
  */
 export function checkHttpUrl(candidate: string): LandingUrl {

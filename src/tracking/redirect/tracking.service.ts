@@ -1,6 +1,6 @@
 import { fieldError, HttpError, notFound, validationError } from '../../http/errors';
 import { SECURITY_HEADERS } from '../../http/http.plugin';
-import type { IpHasher } from '../../shared/ip-hash';
+import type { IpHasher } from '../../shared/crypto/ip-hash';
 import { landingHostAllowed } from './landing-hosts';
 import { newId, systemClock, type Clock } from '../../shared/ids';
 import type { CampaignCache } from './campaign-cache';

@@ -2,7 +2,7 @@ import '../../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { openGoogleAds } from '../../../src/protect/sync/integrations.service';
 import { findIntegration } from '../../../src/protect/sync/integrations.repo';
-import { SecretBoxError } from '../../../src/shared/secret-box';
+import { SecretBoxError } from '../../../src/shared/crypto/secret-box';
 import { body, testApp } from '../../support/app';
 import { backends } from '../../support/db';
 import { expectSecurityHeaders } from '../../support/http';

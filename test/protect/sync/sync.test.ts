@@ -1,6 +1,6 @@
 import '../../support/slow-suite';
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { createSecretBox } from '../../../src/shared/secret-box';
+import { createSecretBox } from '../../../src/shared/crypto/secret-box';
 import { body, testApp } from '../../support/app';
 import { backends } from '../../support/db';
 import { expectSecurityHeaders } from '../../support/http';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
 import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createAddressCache } from '../../../src/tracking/enrich/address-facts';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/ipintel/crawlers/crawlers';
 import { openGeoDatabase } from '../../../src/ipintel/geo/geo-reader';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
 import { STEPS, type IngestionStep } from '../../../src/tracking/enrich/steps';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { APPLEBOT, BINGBOT, DUCKDUCKBOT, GOOGLEBOT, GOOGLEBOT_SMARTPHONE, IPHONE, rawClick, YANDEXBOT } from './click-fixture';
 
 const ipHasher = createIpHasher('enrichment-test-secret-0123456789abcdef');

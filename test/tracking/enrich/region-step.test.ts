@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { IPHONE, rawClick } from './click-fixture';
 
 const ingestion = createIngestion({ ipHasher: createIpHasher('region-step-secret-0123456789abcdef') });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { openIpIntel } from '../../../src/ipintel/ip-intel';
 import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createCrawlerVerifier, loadShippedRanges } from '../../../src/ipintel/crawlers/crawlers';
 import { openGeoDatabase } from '../../../src/ipintel/geo/geo-reader';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';

@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createClickPipeline } from '../../../src/tracking/pipeline/click-pipeline';
 import type { ClickWriter } from '../../../src/tracking/pipeline/click-writer';
 import { createClickWriterThread } from '../../../src/tracking/pipeline/click-writer.thread';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Db } from '../../../src/db/db';
 import { migrate } from '../../../src/db/migrate';
 import { openPglite } from '../../../src/db/pglite';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createClickPipeline, journalDirOf } from '../../../src/tracking/pipeline/click-pipeline';
 import type { ClickWriter } from '../../../src/tracking/pipeline/click-writer';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';

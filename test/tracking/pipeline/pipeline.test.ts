@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createClickPipeline, SET_ASIDE_FILE, type Enrich } from '../../../src/tracking/pipeline/click-pipeline';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
 import { JournalBusy } from '../../../src/tracking/pipeline/journal/journal-lock';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { parseHttpUrl } from '../../../src/shared/web-url';
+import { parseHttpUrl } from '../../../src/shared/net/web-url';
 import { resolveLandingUrl, withClickId } from '../../../src/tracking/redirect/landing-url';
 import { rawQuery } from '../../../src/tracking/query-string';
 import { CLICK_ID_PARAM } from '../../../src/tracking/tracking.model';

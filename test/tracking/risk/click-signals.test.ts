@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createRepeatWindow } from '../../../src/tracking/risk/repeat-window';
 import { RAPID_REPEAT, RISK_SIGNALS, riskScore } from '../../../src/tracking/risk/risk-signals';
-import { createIpHasher } from '../../../src/shared/ip-hash';
+import { createIpHasher } from '../../../src/shared/crypto/ip-hash';
 import { createIngestion } from '../../../src/tracking/enrich/ingest';
 import type { ClickRecord } from '../../../src/tracking/click.model';
 import { GOOGLEBOT, IPHONE, rawClick } from '../enrich/click-fixture';

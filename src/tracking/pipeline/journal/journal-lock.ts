@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { lockFile } from '../../../shared/file-lock';
+import { lockFile } from '../../../shared/files/file-lock';
 
 const LOCK_FILE = 'journal.pid';
 

@@ -4,8 +4,8 @@
  * `rules.rules.2.if.country`. Reference: docs/smart-links.md, "Rule schema (version 1)".
  */
 import { Type as T } from '@sinclair/typebox';
-import { parseHttpUrl } from '../../../shared/web-url';
-import { checkWebUrl, UNSAFE_URL_CHARS } from '../../../shared/web-url';
+import { parseHttpUrl } from '../../../shared/net/web-url';
+import { checkWebUrl, UNSAFE_URL_CHARS } from '../../../shared/net/web-url';
 import { CONTROL_CHARS, checkShape, FieldErrors, isPlainObject, quote } from './field-errors';
 import { readConditions } from './parse-conditions';
 import {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { constantTimeEqual, hmacSha256Hex, randomToken, sha256Hex } from '../../src/shared/secrets';
+import { constantTimeEqual, hmacSha256Hex, randomToken, sha256Hex } from '../../../src/shared/crypto/secrets';
 
 describe('secrets', () => {
   test('randomToken gives exactly `length` base62 characters (property)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockFile } from '../../src/shared/file-lock';
-import { tempDir } from '../support/temp-dir';
+import { lockFile } from '../../../src/shared/files/file-lock';
+import { tempDir } from '../../support/temp-dir';
 
 class Busy extends Error {
   constructor(readonly holder: number | null) {

@@ -1,4 +1,4 @@
-import type { Parsed } from './timestamp';
+import type { Parsed } from '../timestamp';
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 // At least two labels, and the last one starts with a letter: a public hostname, not an IP literal.

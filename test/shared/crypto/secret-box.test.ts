@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { createSecretBox, SecretBoxError } from '../../src/shared/secret-box';
+import { createSecretBox, SecretBoxError } from '../../../src/shared/crypto/secret-box';
 
 const SECRET = 'test-session-secret-that-is-long-enough-0123456789';
 const box = createSecretBox(SECRET);

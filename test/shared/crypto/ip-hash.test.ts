@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { canonicalIp, createIpHasher, householdPrefix } from '../../src/shared/ip-hash';
+import { canonicalIp, createIpHasher, householdPrefix } from '../../../src/shared/crypto/ip-hash';
 
 /** The documented construction, written out independently: HMAC-SHA256 under a key derived from the secret. */
 function reference(secret: string, message: string): string {

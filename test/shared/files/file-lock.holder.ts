@@ -3,7 +3,7 @@
  * <start at (epoch ms)> <hold ms>` waits for the start time, tries once, prints "held" or
  * "busy <pid>", and keeps a lock it got for the hold time (or until killed).
  */
-import { lockFile } from '../../src/shared/file-lock';
+import { lockFile } from '../../../src/shared/files/file-lock';
 
 const [file, startAt, holdMs] = process.argv.slice(2);
 while (Date.now() < Number(startAt) - 20) await Bun.sleep(10);

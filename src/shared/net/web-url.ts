@@ -3,7 +3,7 @@
  * destination, an app's store URL, or the landing URL of a click once decoded
  * (src/tracking/redirect/landing-url.ts). Rules and reasons: docs/security.md, "Input limits".
  */
-import type { Parsed } from './timestamp';
+import type { Parsed } from '../timestamp';
 
 // Blanks (Unicode ones included) and C0 and C1 control characters are never part of a URL as
 // typed. A backslash is read as a slash by browsers in http(s) URLs, so

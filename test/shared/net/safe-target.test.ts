@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { assertAcceptableUrl, fetchPinned, isPublicAddress, resolveTarget, UnsafeTargetError } from '../../src/shared/safe-target';
+import { assertAcceptableUrl, fetchPinned, isPublicAddress, resolveTarget, UnsafeTargetError } from '../../../src/shared/net/safe-target';
 
 const ipv4 = (a: number, b: number, c: number, d: number) => `${a}.${b}.${c}.${d}`;
 const octet = fc.integer({ min: 0, max: 255 });
