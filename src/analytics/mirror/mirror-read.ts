@@ -6,6 +6,7 @@ import {
   StatementType,
   timestampTZValue,
   type DuckDBConnection,
+  type DuckDBInstance,
   type DuckDBValue,
   type DuckDBValueConverter,
   type JS,
@@ -46,4 +47,30 @@ export async function readRows<T>(connection: DuckDBConnection, sql: string, par
   } finally {
     prepared.destroySync();
   }
+}
+
+/** The reads on one mirror: each on a connection of its own, so reads run beside a round's writes. */
+export interface Reads {
+  query<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  /** Settles once every read under way has ended: DuckDB closes only after it. */
+  drain(): Promise<void>;
+}
+
+export function createReads(instance: DuckDBInstance): Reads {
+  const reads = new Set<Promise<unknown>>();
+  return {
+    async query<T>(sql: string, params: readonly unknown[]) {
+      const connection = await instance.connect();
+      const read = readRows<T>(connection, sql, params).finally(() => connection.closeSync());
+      const tracked: Promise<void> = read.then(
+        () => void reads.delete(tracked),
+        () => void reads.delete(tracked),
+      );
+      reads.add(tracked);
+      return read;
+    },
+    async drain() {
+      await Promise.all(reads);
+    },
+  };
 }

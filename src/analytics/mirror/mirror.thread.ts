@@ -16,15 +16,23 @@ const BUSY_POLL_MS = 200;
  */
 const STOP_WAIT_MS = 15_000;
 
+type Question = Extract<MirrorRequest, { id: number }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
+/** The main thread's end of the conversation with the mirror thread. */
+interface Channel {
+  /** Resolves when the thread is ready; rejects if it fails or exits first. */
+  ready: Promise<void>;
+  /** Sends a request and resolves to the thread's answer to it. */
+  ask<T>(request: Question): Promise<T>;
+}
+
 /**
- * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface, used on
- * Postgres; PGlite lives inside the main thread's memory, so there the mirror runs in-process.
+ * Routes the thread's replies: each answer to the request with its id, log lines to `log`. A
+ * thread that fails or exits fails every request still waiting, so no caller waits forever.
  */
-export async function createMirrorThread({ busy, log = console.error, ...init }: MirrorThreadOptions): Promise<Mirror> {
-  const worker = new Worker(new URL('./mirror.worker.ts', import.meta.url).href);
+function listen(worker: Worker, log: (message: string) => void): Channel {
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
-  let stopped = false;
   let exited = false;
 
   const ready = new Promise<void>((resolve, reject) => {
@@ -54,6 +62,29 @@ export async function createMirrorThread({ busy, log = console.error, ...init }:
       waiting.clear();
     });
   });
+
+  return {
+    ready,
+    ask<T>(request: Question): Promise<T> {
+      if (exited) return Promise.reject(new Error('analytics mirror thread exited'));
+      const id = nextId++;
+      return new Promise<T>((resolve, reject) => {
+        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        worker.postMessage({ ...request, id } as MirrorRequest);
+      });
+    },
+  };
+}
+
+/**
+ * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface, used on
+ * Postgres; PGlite lives inside the main thread's memory, so there the mirror runs in-process.
+ */
+export async function createMirrorThread({ busy, log = console.error, ...init }: MirrorThreadOptions): Promise<Mirror> {
+  const worker = new Worker(new URL('./mirror.worker.ts', import.meta.url).href);
+  const { ready, ask } = listen(worker, log);
+  let stopped = false;
+
   let lastBusy = busy?.() ?? false;
   worker.postMessage({ ...init, busy: lastBusy } satisfies MirrorWorkerInit);
   try {
@@ -61,16 +92,6 @@ export async function createMirrorThread({ busy, log = console.error, ...init }:
   } catch (error) {
     worker.terminate();
     throw error;
-  }
-
-  type Question = Extract<MirrorRequest, { id: number }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
-  function ask<T>(request: Question): Promise<T> {
-    if (exited) return Promise.reject(new Error('analytics mirror thread exited'));
-    const id = nextId++;
-    return new Promise<T>((resolve, reject) => {
-      waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      worker.postMessage({ ...request, id } as MirrorRequest);
-    });
   }
 
   const busyTimer = busy
