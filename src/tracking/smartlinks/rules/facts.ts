@@ -179,7 +179,7 @@ export function acceptedLanguages(header: string | null): readonly string[] {
  * them; with `only`, just the parameters of those names. Walked in place: a piece with neither
  * `%` nor `+` needs no decoding and is read where it is (a wanted name is matched without being
  * cut out); only the others go through URLSearchParams, one piece at a time, so a visit builds
- * no whole URLSearchParams and no iterator (docs/performance-smartlink.md, "bench:smartlink").
+ * no whole URLSearchParams and no iterator (docs/performance.md, "bench:smartlink").
  */
 export function firstParams(raw: string, only?: readonly string[]): ReadonlyMap<string, string> {
   // URLSearchParams reads a USVString: a lone surrogate is U+FFFD before anything else.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ClickRoute } from '../../../../src/clicks/clicks.model';
 import { parseRules } from '../../../../src/tracking/smartlinks/rules/parse-rules';
 
-const DOCS = join(import.meta.dir, '../../../docs');
+const DOCS = join(import.meta.dir, '../../../../docs');
 const jsonExamples = (page: string) =>
   [...readFileSync(join(DOCS, page), 'utf8').matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!);
 
