@@ -38,11 +38,7 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
   let timer: ReturnType<typeof setInterval> | undefined;
   let prunedAt = 0;
   let lastFailure: string | undefined;
-  let lastCreatedAt: string | number | undefined;
-  let lastTime = Number.NaN;
-  let lastOrgId: string | undefined;
-  let lastMinute = Number.NaN;
-  let lastKey = '';
+  const keyOf = minuteKeys(clock);
 
   const merge = (into: Map<string, number>, from: ReadonlyMap<string, number>) => {
     for (const [key, n] of from) into.set(key, (into.get(key) ?? 0) + n);
@@ -80,34 +76,10 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
 
   return {
     count(orgId, createdAt) {
-      // Counted on the thread that answers redirects: clicks of one burst share their text
-      // time (one per millisecond) and their key, so each is parsed and built once.
-      if (createdAt !== lastCreatedAt) {
-        lastCreatedAt = createdAt;
-        lastTime = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
-      }
-      const time = lastTime;
-      if (!(time >= clock().getTime() - WINDOW_MS)) return;
-      const minute = minuteOf(time);
-      if (orgId !== lastOrgId || minute !== lastMinute) {
-        lastOrgId = orgId;
-        lastMinute = minute;
-        lastKey = orgMinuteKey(orgId, minute);
-      }
-      counts.set(lastKey, (counts.get(lastKey) ?? 0) + 1);
+      const key = keyOf(orgId, createdAt);
+      if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
     },
-    unflushed(orgId) {
-      const prefix = `${orgId}\t`;
-      const found = new Map<number, number>();
-      for (const map of [counts, adding]) {
-        for (const [key, n] of map) {
-          if (!key.startsWith(prefix)) continue;
-          const minute = Number(key.slice(prefix.length));
-          found.set(minute, (found.get(minute) ?? 0) + n);
-        }
-      }
-      return [...found].map(([minute, count]) => ({ minute, count }));
-    },
+    unflushed: (orgId) => unflushedOf(orgId, [counts, adding]),
     flush,
     start() {
       if (timer) return;
@@ -120,4 +92,46 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
       await flush();
     },
   };
+}
+
+/**
+ * The count key of a click, or undefined when it is older than the window. Counted on the thread
+ * that answers redirects: clicks of one burst share their text time (one per millisecond) and
+ * their key, so each is parsed and built once.
+ */
+function minuteKeys(clock: Clock): (orgId: string, createdAt: string | number) => string | undefined {
+  let lastCreatedAt: string | number | undefined;
+  let lastTime = Number.NaN;
+  let lastOrgId: string | undefined;
+  let lastMinute = Number.NaN;
+  let lastKey = '';
+  return (orgId, createdAt) => {
+    if (createdAt !== lastCreatedAt) {
+      lastCreatedAt = createdAt;
+      lastTime = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
+    }
+    const time = lastTime;
+    if (!(time >= clock().getTime() - WINDOW_MS)) return undefined;
+    const minute = minuteOf(time);
+    if (orgId !== lastOrgId || minute !== lastMinute) {
+      lastOrgId = orgId;
+      lastMinute = minute;
+      lastKey = orgMinuteKey(orgId, minute);
+    }
+    return lastKey;
+  };
+}
+
+/** One organization's counts per minute across the maps given (counted, and being added). */
+function unflushedOf(orgId: string, maps: readonly ReadonlyMap<string, number>[]): MinuteCount[] {
+  const prefix = `${orgId}\t`;
+  const found = new Map<number, number>();
+  for (const map of maps) {
+    for (const [key, n] of map) {
+      if (!key.startsWith(prefix)) continue;
+      const minute = Number(key.slice(prefix.length));
+      found.set(minute, (found.get(minute) ?? 0) + n);
+    }
+  }
+  return [...found].map(([minute, count]) => ({ minute, count }));
 }
