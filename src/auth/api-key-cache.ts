@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { createTtlCache } from '../shared/ttl-cache';
+import { Lru } from '../shared/lru';
 import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type LiveApiKey } from './api-keys';
 
 /**
@@ -22,7 +22,7 @@ export interface ApiKeyCacheOptions {
 }
 
 export function createApiKeyCache(db: Queryable, { ttlMs = 30_000, maxEntries = 10_000, now = Date.now }: ApiKeyCacheOptions = {}): ApiKeyCache {
-  const byPrefix = createTtlCache<LiveApiKey>({ ttlMs, maxEntries, now });
+  const byPrefix = new Lru<string, LiveApiKey>(maxEntries, { ttlMs, now });
   return {
     async authenticate(presented) {
       const prefix = apiKeyPrefix(presented);

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { createTtlCache } from '../shared/ttl-cache';
+import { Lru } from '../shared/lru';
 import { sha256Hex } from '../shared/crypto/secrets';
 import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
 
@@ -14,7 +14,7 @@ export interface SdkKeyCache {
 }
 
 export function createSdkKeyCache(db: Queryable, { ttlMs = 5_000, maxEntries = 10_000, now = Date.now } = {}): SdkKeyCache {
-  const byDigest = createTtlCache<SdkApp>({ ttlMs, maxEntries, now });
+  const byDigest = new Lru<string, SdkApp>(maxEntries, { ttlMs, now });
   return {
     async authenticate(presented) {
       if (!presented || !SDK_KEY_PATTERN.test(presented)) return null;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db';
-import { Lru } from './lru';
+import { Lru } from '../../shared/lru';
 import { findCampaignForPixel, type CampaignRow } from './lookups.repo';
 
 /**

@@ -1,4 +1,4 @@
-import { Lru } from '../lru';
+import { Lru } from '../../../shared/lru';
 import { cacheKey } from './cache-keys';
 import type { CompiledLink } from './compiled-link';
 

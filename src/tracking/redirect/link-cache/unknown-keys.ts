@@ -1,4 +1,4 @@
-import { Lru } from '../lru';
+import { Lru } from '../../../shared/lru';
 import { KeyFilter } from './key-filter';
 import { tokenBucket } from './token-bucket';
 

@@ -1,7 +1,9 @@
 /**
- * A bounded least-recently-used map with an optional time to live. A Map keeps insertion
+ * A bounded least-recently-used map with an optional time to live: the one cache of rows read
+ * from the database (links, unknown keys, campaigns, API and SDK keys). A Map keeps insertion
  * order, so re-inserting on access makes the first key the least recently used one.
- * Memory never exceeds `capacity` entries, whatever keys the traffic brings.
+ * Memory never exceeds `capacity` entries, whatever keys the traffic brings. Memos of pure
+ * functions on the hot path (user agents, addresses) use shared/bounded-cache.ts instead.
  */
 export class Lru<K, V> {
   private readonly entries = new Map<K, { value: V; expiresAt: number }>();
@@ -58,6 +60,11 @@ export class Lru<K, V> {
     if (!entry) return;
     this.entries.delete(key);
     this.options.onEvict?.(key, entry.value);
+  }
+
+  /** Drops every entry whose value matches (a revoked key, under whatever prefix it is cached). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of [...this.entries]) if (matches(entry.value)) this.delete(key);
   }
 
   clear(): void {
