@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { Lru } from '../shared/lru';
+import { Lru } from '../shared/cache';
 import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type LiveApiKey } from './api-keys';
 
 /**

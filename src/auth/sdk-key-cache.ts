@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { Lru } from '../shared/lru';
+import { Lru } from '../shared/cache';
 import { sha256Hex } from '../shared/crypto/secrets';
 import { authenticateSdkKey, SDK_KEY_PATTERN, type SdkApp } from './sdk-keys';
 

@@ -1,5 +1,5 @@
 import type { IpIntel } from './ip-intel';
-import { setBounded } from '../shared/bounded-cache';
+import { setBounded } from '../shared/cache';
 
 type AddressLookups = Pick<IpIntel, 'country' | 'place' | 'ipType'>;
 

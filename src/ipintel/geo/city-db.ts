@@ -2,7 +2,7 @@ import { Reader, type Response } from 'maxmind';
 import { createRequire } from 'node:module';
 import type { IpAddress } from '../address';
 import { mapFile, type MapOptions } from './mapped-file';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 
 /**
  * Region and city from MMDB city databases. The default is DB-IP's City Lite (CC BY 4.0) as

@@ -1,6 +1,6 @@
 import type { IpType } from '../../ipintel/asn/asn-types';
 import { parseIp, type IpAddress } from '../../ipintel/address';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 
 /**
  * What the ingestion steps learn of one client address, each fact looked up the first time a step

@@ -9,7 +9,7 @@ import type { GeoLookup } from '../../ipintel/geo/geo-reader';
 import { uncachedAddresses, type AddressCache, type AddressFacts } from './address-facts';
 import type { IpAddress } from '../../ipintel/address';
 import { parseUserAgent } from './user-agent';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 
 /**
  * Why a stored click never attributes (docs/click-enrichment.md, "Drop reasons"). The steps set

@@ -1,5 +1,5 @@
 import UAParser from 'ua-parser-js';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 
 export type DeviceType = 'mobile' | 'tablet' | 'desktop' | 'smarttv' | 'console' | 'wearable' | 'embedded';
 

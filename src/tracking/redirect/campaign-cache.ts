@@ -1,5 +1,5 @@
 import type { Db } from '../../db/db';
-import { Lru } from '../../shared/lru';
+import { Lru } from '../../shared/cache';
 import { findCampaignForPixel, type CampaignRow } from './lookups.repo';
 
 /**

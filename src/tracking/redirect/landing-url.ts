@@ -5,7 +5,7 @@
  * URL, never further: encoded text inside it (`?q=a%20b`, `?next=%2Fcart`) is kept.
  */
 import { checkWebUrl, comparableHost } from '../../shared/net/web-url';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 import { formDecode } from '../query-string';
 import { CLICK_ID_PARAM } from '../tracking.model';
 

@@ -1,5 +1,5 @@
 import { isbot } from 'isbot';
-import { setBounded } from '../../shared/bounded-cache';
+import { setBounded } from '../../shared/cache';
 
 /**
  * Link-preview agents by name, on top of isbot: a shared link must unfurl even if isbot's list

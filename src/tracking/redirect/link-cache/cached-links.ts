@@ -1,4 +1,4 @@
-import { Lru } from '../../../shared/lru';
+import { Lru } from '../../../shared/cache';
 import { cacheKey } from './cache-keys';
 import type { CompiledLink } from './compiled-link';
 

@@ -1,4 +1,4 @@
-import { Lru } from '../../../shared/lru';
+import { Lru } from '../../../shared/cache';
 import { KeyFilter } from './key-filter';
 import { tokenBucket } from './token-bucket';
 

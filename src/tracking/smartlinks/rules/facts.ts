@@ -7,7 +7,7 @@ import InAppSpy from 'inapp-spy';
 import { parseUserAgent } from '../../enrich/user-agent';
 import { nameAt } from '../../query-string';
 import type { IpType, OperatingSystem } from './rules.model';
-import { setBounded } from '../../../shared/bounded-cache';
+import { setBounded } from '../../../shared/cache';
 
 export { canonicalTimeZone, zonedHourAndWeekday, type ZonedTime } from './zoned-time';
 

@@ -1,9 +1,15 @@
 /**
+ * The service's caches, two policies in one place: `Lru` for rows read from the database (they
+ * expire, and the recently used stay), `setBounded` for memos of pure answers on the hot path
+ * (nothing expires, and a hit must cost one lookup).
+ */
+
+/**
  * A bounded least-recently-used map with an optional time to live: the one cache of rows read
  * from the database (links, unknown keys, campaigns, API and SDK keys). A Map keeps insertion
  * order, so re-inserting on access makes the first key the least recently used one.
  * Memory never exceeds `capacity` entries, whatever keys the traffic brings. Memos of pure
- * functions on the hot path (user agents, addresses) use shared/bounded-cache.ts instead.
+ * answers on the hot path (user agents, addresses) use setBounded below instead.
  */
 export class Lru<K, V> {
   private readonly entries = new Map<K, { value: V; expiresAt: number }>();
@@ -75,4 +81,17 @@ export class Lru<K, V> {
   private now(): number {
     return this.options.now?.() ?? performance.now();
   }
+}
+
+/**
+ * Keeps `value` under `key` in a memo bounded to `limit` entries: a full map is emptied first.
+ * The one memo of pure answers on the hot path (user agents, addresses, landing URLs, rule
+ * facts, the IP memo of src/ipintel/address-memo.ts) instead of an LRU: a hit costs one lookup and
+ * no reordering, and after a clear the hot keys are back within a few requests. Rows read from the
+ * database, which expire, are kept in an Lru.
+ */
+export function setBounded<K, V>(map: Map<K, V>, limit: number, key: K, value: V): V {
+  if (map.size >= limit) map.clear();
+  map.set(key, value);
+  return value;
 }
