@@ -201,6 +201,9 @@ for (const backend of backends) {
       await page.keyboard.press('Tab');
       expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
       await page.keyboard.press('Enter');
+      // Following an in-page link is a same-document navigation Chromium may
+      // finish after the key press returns: wait for it rather than read at once.
+      await page.waitForFunction(() => location.hash === '#main', undefined, { timeout: 10_000 });
       expect(new URL(page.url()).hash).toBe('#main');
       watched.assertClean();
     });
