@@ -154,7 +154,7 @@ export const DEFAULT_MAX_TRACKING_THREADS = 3;
 /**
  * Listener threads by default: one per core beyond the first two, so the event loops answering
  * redirects leave a core to Postgres, the click writers and the mirror; a busy loop beyond that
- * shares a core with them (docs/tracking.md, "Listener threads").
+ * shares a core with them (docs/click-pipeline.md, "Listener threads").
  */
 export function defaultTrackingThreads(cores: number): number {
   return Math.min(DEFAULT_MAX_TRACKING_THREADS, Math.max(0, cores - 2));

@@ -8,7 +8,7 @@ import { SERVE_OPTIONS } from './serve-options';
  * How a tracking listener thread hands the requests it does not answer (all but GET /c and GET /i)
  * to the main thread's app: over loopback, to a receiver on 127.0.0.1 that takes only this boot's
  * token, with the peer address the thread saw, which the app reads through `server.requestIP()`.
- * The listener overwrites both headers, so a client can set neither (docs/tracking.md).
+ * The listener overwrites both headers, so a client can set neither (docs/click-pipeline.md, "Listener threads").
  */
 export const FORWARD_TOKEN_HEADER = 'x-svc-forward-token';
 export const FORWARD_PEER_HEADER = 'x-svc-forward-peer';

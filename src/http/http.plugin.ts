@@ -125,7 +125,7 @@ export interface HttpDeps {
 }
 
 /**
- * The cross-cutting HTTP rules (docs/security.md, "HTTP rules"), including the Origin and JSON
+ * The cross-cutting HTTP rules (docs/http-rules.md, "HTTP rules"), including the Origin and JSON
  * rule of session writes (session-writes.ts). `routesOf` is read lazily so 405 sees every route
  * composed after this plugin.
  */

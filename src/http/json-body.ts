@@ -1,7 +1,7 @@
 import { unsupportedMediaType, validationError } from './errors';
 
 /**
- * JSON bodies as every route reads them (docs/security.md, "JSON bodies"): the nesting is
+ * JSON bodies as every route reads them (docs/http-rules.md, "JSON bodies"): the nesting is
  * bounded on the raw text before anything is built, and the strings and field names of the
  * parsed value are ones the code and the database can hold.
  */

@@ -2,7 +2,7 @@ import { RedisClient } from 'bun';
 
 /**
  * Requests per minute per client IP (IPv6 at /64), from the spec's Limits table; password
- * changes share the sign-in budget (docs/security.md).
+ * changes share the sign-in budget (docs/http-rules.md, "Rate limits").
  */
 const PATH_GROUPS: readonly { group: string; matches: (path: string) => boolean; perMinute: number }[] = [
   { group: 'sdk', matches: (p) => p.startsWith('/api/sdk/'), perMinute: 600 },

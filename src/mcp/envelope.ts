@@ -17,7 +17,7 @@ export interface Refusal {
 export type Envelope = { ok: true; body: JSONRPCMessage | JSONRPCMessage[] } | { ok: false; refusal: Refusal };
 
 export function readEnvelope(text: string): Envelope {
-  // The bound every JSON body is read under (docs/security.md, "JSON bodies"), checked on the text.
+  // The bound every JSON body is read under (docs/http-rules.md, "JSON bodies"), checked on the text.
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return refused(ErrorCode.InvalidRequest, `Invalid Request: nested deeper than ${MAX_JSON_DEPTH} levels`);
   let parsed: unknown;
   try {

@@ -18,7 +18,7 @@ const nullable = <S extends Parameters<typeof t.Nullable>[0]>(schema: S) => t.Op
 const Currency = t.String({ pattern: '^[A-Za-z]{3}$' });
 const InstallId = t.String({ minLength: 1, maxLength: 64 });
 
-/** What one event's free-form params may hold (docs/security.md, "Input limits"); checked by the service. */
+/** What one event's free-form params may hold (docs/http-rules.md, "Input limits"); checked by the service. */
 export const MAX_EVENT_PARAMS_KEYS = 50;
 export const MAX_EVENT_PARAM_KEY_LENGTH = 128;
 export const MAX_EVENT_PARAMS_BYTES = 4096;

@@ -1,7 +1,9 @@
 /**
  * The service's caches, two policies in one place: `Lru` for rows read from the database (they
  * expire, and the recently used stay), `setBounded` for memos of pure answers on the hot path
- * (nothing expires, and a hit must cost one lookup).
+ * (nothing expires, and a hit must cost one lookup). Why not the lru-cache package: its clock
+ * cannot be injected, an entry started at 0 never expires and one at exactly its TTL is still
+ * served (CONTRIBUTING.md, "One primitive per job").
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The one reader of the timestamps and calendar days clients send (query strings, API and SDK
  * bodies). It accepts only what both a JS Date and a Postgres timestamptz hold, so a value it
- * passes can never become an Invalid Date or a database error. Rules: docs/security.md.
+ * passes can never become an Invalid Date or a database error. Rules: docs/http-rules.md, "Timestamps".
  */
 import { FormatRegistry } from '@sinclair/typebox';
 import { t } from 'elysia';

@@ -11,7 +11,7 @@ import { tablesContaining } from '../sdk/support';
 import { PUSH_TOKEN, pubsubEnv, pubsubPush, subscriptionNotification } from '../subscriptions/support';
 
 /**
- * The rules every JSON body is read under (src/http/json-body.ts, docs/security.md "JSON bodies"):
+ * The rules every JSON body is read under (src/http/json-body.ts, docs/http-rules.md "JSON bodies"):
  * bounded nesting, no lone surrogate, no field named __proto__, no form bodies; each refusal a 400
  * (415 for a form) in the spec's shape that stores nothing.
  */

@@ -5,7 +5,7 @@ import { orgWithKey } from '../support/fixtures';
 import { hashedDeviceId, sdkApp } from '../support/sdk-fixtures';
 import { sdkCall } from '../sdk/support';
 
-// Every timestamp a client can send, at and past the edges of the range (docs/security.md, "Input limits").
+// Every timestamp a client can send, at and past the edges of the range (docs/http-rules.md, "Input limits").
 const OUT_OF_RANGE = [
   '0000-01-01T00:00:00Z', // year zero
   '0001-01-01T00:00:00-23:59', // offset past ±15:59

@@ -7,7 +7,7 @@ export type IpPoolLookupQuery = typeof IpPoolLookupQuery.static;
 const nullableString = t.Union([t.String(), t.Null()]);
 const IpTypeValue = t.Union([t.Literal('residential'), t.Literal('mobile'), t.Literal('datacenter'), t.Null()]);
 
-/** docs/ip-intelligence.md, "The lookup", says what each field means. */
+/** docs/ip-intelligence.md, "GET /api/dashboard/ippool/lookup", says what each field means. */
 export const IpPoolLookup = t.Object({
   ip: t.String(),
   pool: t.Object({

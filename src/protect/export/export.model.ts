@@ -8,7 +8,7 @@ export type ExportQuery = typeof ExportQuery.static;
 export const DEFAULT_EXPORT_DAYS = 30;
 export const MAX_EXPORT_DAYS = 365;
 
-/** The CSV's columns, in order (docs/protect.md, "Invalid-click export"). */
+/** The CSV's columns, in order (docs/protect.md, "GET /api/protect/export?days= (session)"). */
 export const EXPORT_COLUMNS = ['ip', 'reasons', 'score', 'gclid', 'campaign', 'clicks', 'first_seen', 'last_seen'] as const;
 
 export function parseExportDays(query: ExportQuery): number {

@@ -1,7 +1,7 @@
 /**
  * The one rule for a URL the service may send a visitor to, whoever gave it: a link's
  * destination, an app's store URL, or the landing URL of a click once decoded
- * (src/tracking/redirect/landing-url.ts). Rules and reasons: docs/security.md, "Input limits".
+ * (src/tracking/redirect/landing-url.ts). Rules and reasons: docs/http-rules.md, "Input limits".
  */
 import type { Parsed } from '../timestamp';
 

@@ -9,7 +9,7 @@ import type { FromListener, ToListener } from './listener.protocol';
  * Tracking listener threads: on Postgres a node answers GET /c and GET /i on TRACKING_THREADS
  * threads beside its main thread, all on one port (SO_REUSEPORT), each with its own caches, click
  * journal and writer. The main thread relays link changes, so a link write answers once every
- * thread has dropped the old link (docs/tracking.md, "Listener threads").
+ * thread has dropped the old link (docs/click-pipeline.md, "Listener threads").
  */
 export interface TrackingListeners {
   readonly count: number;

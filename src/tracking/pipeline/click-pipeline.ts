@@ -14,7 +14,7 @@ export type { Enrich } from './click-writer';
 /**
  * The durable path from an answered redirect to Postgres: the click is journaled before the answer;
  * a batcher writes journaled records idempotently (a replay or retry never duplicates a row), giving
- * way to redirects while clicks arrive (pacing.ts; docs/tracking.md, "The click pipeline"). Its
+ * way to redirects while clicks arrive (pacing.ts; docs/click-pipeline.md, "The click pipeline"). Its
  * parts: the journal (journal/), the batcher (batcher.ts), the pacing, the store sync (store-sync.ts).
  */
 export interface ClickPipeline extends StagedAppends {

@@ -2,7 +2,7 @@
  * How a click pipeline's batcher paces itself beside the redirects: its share of the time, the
  * backlog limit at which it writes at full speed, and the rest after each batch. Every click
  * written beside a saturated loop is a redirect not answered; at the limit the batcher writes at
- * full speed, so a stop still fits its deadline (docs/tracking.md, "Giving way to a burst").
+ * full speed, so a stop still fits its deadline (docs/click-pipeline.md, "Giving way to a burst").
  */
 
 /** The share of a loop that is not busy, with an empty backlog. */
@@ -67,7 +67,7 @@ function threadCpuMicros(): number {
  * How many journaled records a click pipeline lets wait while redirects keep arriving before its
  * writer stops giving way: what it writes at full speed in FLUSH_BUDGET_MS, so a stop after a burst
  * still fits main.ts's deadline. Only full batches written while traffic is quiet count (the rate a
- * stop gets); one beside a burst runs slower and would shrink the limit (docs/tracking.md).
+ * stop gets); one beside a burst runs slower and would shrink the limit (docs/click-pipeline.md, "Batcher").
  */
 export interface BacklogLimit {
   /** Records at which the batcher writes at full speed. */

@@ -1,7 +1,7 @@
 /**
  * Brings what a click journal appended to the disk, off the event loop: each segment's written
  * bytes, then the directory (the segments' names), every `syncMs` and at close. A record is on
- * disk once a sync that began after it has ended (docs/tracking.md, "Journal").
+ * disk once a sync that began after it has ended (docs/click-pipeline.md, "Journal").
  */
 import { open } from 'node:fs/promises';
 

@@ -16,7 +16,7 @@ import { Staging, type StagedAppends } from './staging';
  * `stageWhile` wait in memory for `writeStaged`, so a loop turn's clicks take one write (the
  * answer batch writes them before any of their answers goes out). The file is read through a
  * mapping, never written through one: syncing pages dirtied through a mapping write-protects each
- * again, one TLB shootdown of the event loop's core per page (docs/tracking.md, "Journal"). Records are
+ * again, one TLB shootdown of the event loop's core per page (docs/click-pipeline.md, "Journal"). Records are
  * committed oldest first, as a prefix, and never held in the heap. A line ends with '\n' and the
  * unwritten tail is zeros, so a line a crash cut short is skipped.
  */

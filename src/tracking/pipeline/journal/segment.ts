@@ -58,7 +58,7 @@ export function activeSegment(seq: number, path: string): Segment {
 
 /** Writes `length` bytes of `bytes` at the end of the active segment, or throws. */
 export function writeInto(segment: Segment, writeAt: WriteAt, bytes: Uint8Array, length: number): void {
-  // A short write is not counted and the next write goes over it (docs/tracking.md, "Journal").
+  // A short write is not counted and the next write goes over it (docs/click-pipeline.md, "Journal").
   if (writeAt(segment.fd!, bytes, length, segment.size) !== length) throw new Error('journal: a write came back short (disk full?)');
   segment.size += length;
 }
