@@ -14,4 +14,5 @@ export const MIRRORED_TABLES: readonly string[] = [
   'subscriptions',
   'skan_postbacks',
   'campaigns',
+  'fx_rates',
 ];

@@ -1,0 +1,17 @@
+import type { Queryable } from '../db/db';
+
+/** The zone every report's day is a day in, and the currency its amounts are reported in (docs/reports.md). */
+export interface ReportingSettings {
+  /** IANA time zone, default `UTC`. */
+  timezone: string;
+  /** ISO 4217 code, default `USD`. */
+  currency: string;
+}
+
+export const DEFAULT_REPORTING: ReportingSettings = { timezone: 'UTC', currency: 'USD' };
+
+/** The organization's reporting settings (organizations.timezone, organizations.currency). */
+export async function selectReportingSettings(db: Queryable, orgId: string): Promise<ReportingSettings> {
+  const [row] = await db.query<ReportingSettings>('SELECT timezone, currency FROM organizations WHERE id = $1', [orgId]);
+  return row ? { timezone: row.timezone, currency: row.currency } : DEFAULT_REPORTING;
+}
