@@ -1,4 +1,5 @@
 import { Elysia, type AnyElysia } from 'elysia';
+import { cohortsRoutes } from './analytics/cohorts/cohorts.routes';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
@@ -66,6 +67,7 @@ function createApp(services: Services, native: NativeRoutes) {
     conversionsRoutes(services),
     postbacksRoutes(services),
     costsRoutes(services),
+    cohortsRoutes(services),
     impressionsRoutes(services),
     tvAiringsRoutes(services),
     sdkRoutes(services),
