@@ -96,8 +96,6 @@ export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql:
   const end = param(window.end.toISOString());
   const maxDay = Math.max(...query.days);
   const eventsEnd = param(new Date(zoneDayStart(window.zone, window.toDay + 1 + maxDay)).toISOString());
-  const fromDate = param(query.from);
-  const toDate = param(query.to);
   const day = (column: string) => localDaySql(column, window.intervals);
 
   const groups = query.groupBy.filter((group): group is Exclude<CohortGroup, 'day'> => group !== 'day');
@@ -137,7 +135,9 @@ export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql:
   const eventDay = day('e.occurred_at');
 
   // Costs are left out where a filter splits installs in a way costs are not split (country, platform).
-  const spend = spendFilters(query)
+  const withSpend = spendFilters(query);
+  const [fromDate, toDate] = withSpend ? [param(query.from), param(query.to)] : [];
+  const spend = withSpend
     ? `
 spend AS (
   SELECT ${costKey(0)} AS k1, ${costKey(1)} AS k2, ${dateDaySql('co.day')} AS day, co.currency, sum(co.spend) AS amount
@@ -152,7 +152,7 @@ spend_rated AS (
     ${costRate.join}
 ),`
     : '';
-  const spendFacts = spendFilters(query)
+  const spendFacts = withSpend
     ? `
 UNION ALL
 SELECT 'spend', k1, k2, day, ${NULL_INT}, currency, ${double('sum(converted)')}, ${double('sum(CASE WHEN converted IS NULL THEN amount END)')}
