@@ -19,10 +19,8 @@ export const ORGANIC = 'organic';
 const oneOf = <const V extends readonly string[]>(values: V, description: string) =>
   Type.Optional(Type.Union(values.map((value) => Type.Literal(value)), { description, error: `must be one of ${values.join(', ')}` }));
 
-/** The query's fields as text; the report's own checks (parseCohortQuery) give each error its field. */
-export const cohortQueryFields = {
-  from: Type.String({ maxLength: 10, description: 'first install day, YYYY-MM-DD, in the organization\'s time zone, included' }),
-  to: Type.String({ maxLength: 10, description: `last install day, YYYY-MM-DD, included; at most ${MAX_REPORT_DAYS} days from from` }),
+/** The query's options as text; the report's own checks (parseCohortQuery) give each error its field. */
+export const cohortOptionFields = {
   group_by: Type.Optional(Type.String({ maxLength: 64, description: `one or two of ${COHORT_GROUPS.join(', ')}, comma-separated (default day)` })),
   days: Type.Optional(Type.String({ maxLength: 1024, description: `cohort days to report, comma-separated, each 0 to ${MAX_COHORT_DAY} (default ${DEFAULT_COHORT_DAYS.join(',')})` })),
   campaign_id: Type.Optional(Type.String({ maxLength: 64, description: 'only installs of this campaign' })),
@@ -42,6 +40,12 @@ export const cohortQueryFields = {
       error: 'must be one of any, sessions',
     }),
   ),
+};
+
+export const cohortQueryFields = {
+  from: Type.String({ maxLength: 10, description: "first install day, YYYY-MM-DD, in the organization's time zone, included" }),
+  to: Type.String({ maxLength: 10, description: `last install day, YYYY-MM-DD, included; at most ${MAX_REPORT_DAYS} days from from` }),
+  ...cohortOptionFields,
 };
 
 export const CohortQueryText = Type.Object(cohortQueryFields);

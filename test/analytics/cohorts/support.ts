@@ -9,8 +9,9 @@ import { newId } from '../../../src/shared/ids';
 import { insertApp, insertCampaign } from '../../support/fixtures';
 import { hashedDeviceId } from '../../support/sdk-fixtures';
 
-export async function reportingOrg(db: Db, input: { timezone?: string; currency?: string } = {}) {
-  const orgId = await createOrganization(db, `Cohorts ${newId()}`);
+/** An organization (a new one, or `input.orgId`) with its reporting zone and currency, and an app named Puzzle. */
+export async function reportingOrg(db: Db, input: { timezone?: string; currency?: string; orgId?: string } = {}) {
+  const orgId = input.orgId ?? (await createOrganization(db, `Cohorts ${newId()}`));
   await db.query('UPDATE organizations SET timezone = $2, currency = $3 WHERE id = $1', [orgId, input.timezone ?? 'UTC', input.currency ?? 'USD']);
   const { appId } = await insertApp(db, orgId);
   await db.query('UPDATE apps SET name = $2 WHERE id = $1', [appId, 'Puzzle']);
@@ -73,3 +74,28 @@ export async function rate(db: Queryable, input: { orgId: string; day: string; c
 
 /** A clock fixed at an instant. */
 export const at = (iso: string) => () => new Date(iso);
+
+/** The worked example of docs/reports.md, "Cohorts": three installs, their events, a cost row and two rates. */
+export async function workedExample(db: Db, orgId?: string) {
+  const { orgId: org, appId } = await reportingOrg(db, { timezone: 'Europe/Berlin', currency: 'EUR', orgId });
+  const spring = await campaign(db, org, { name: 'Spring', partner: 'meta', appId });
+  await rate(db, { orgId: org, day: '2026-03-01', currency: 'USD', rate: 0.9 });
+  await rate(db, { orgId: org, day: '2026-03-14', currency: 'USD', rate: 0.5 });
+  await cost(db, { orgId: org, campaignId: spring, day: '2026-03-10', spend: 30, currency: 'EUR' });
+  const base = { orgId: org, appId };
+
+  const a = await install(db, { ...base, campaignId: spring, at: '2026-03-10T08:00:00Z' });
+  await event(db, { ...base, installId: a, name: 'session_start', at: '2026-03-10T08:01:00Z' });
+  await event(db, { ...base, installId: a, name: 'purchase', value: 5, currency: 'EUR', at: '2026-03-11T10:00:00Z' });
+  await event(db, { ...base, installId: a, name: 'session_start', at: '2026-03-17T19:00:00Z' });
+
+  const b = await install(db, { ...base, campaignId: spring, at: '2026-03-09T23:30:00Z' });
+  await event(db, { ...base, installId: b, name: 'session_start', at: '2026-03-10T23:10:00Z' });
+  await event(db, { ...base, installId: b, name: 'purchase', value: 10, currency: 'USD', at: '2026-03-13T12:00:00Z' });
+
+  const c = await install(db, { ...base, at: '2026-03-10T12:00:00Z', uninstalledAt: '2026-03-12T12:00:00Z' });
+  await event(db, { ...base, installId: c, name: 'purchase', value: 2, currency: 'GBP', at: '2026-03-10T12:05:00Z' });
+  await event(db, { ...base, installId: c, name: 'uninstall', at: '2026-03-12T12:00:00Z' });
+  await event(db, { ...base, installId: null, name: 'purchase', value: 100, currency: 'EUR', at: '2026-03-10T13:00:00Z' });
+  return { orgId: org, appId, spring };
+}

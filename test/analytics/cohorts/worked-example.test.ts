@@ -2,35 +2,17 @@ import { describe, expect, test } from 'bun:test';
 import { cohortReport } from '../../../src/analytics/cohorts/cohorts.service';
 import { backends } from '../../support/db';
 import { testMirror } from '../mirror/mirror.helpers';
-import { at, campaign, cost, event, install, rate, reportingOrg } from './support';
+import { at, workedExample } from './support';
 
 /** The worked example of docs/reports.md, "Cohorts": the same rows, the same numbers. */
-const day = (n: number, fields: Record<string, number>) => ({ day: n, ...fields });
+const day = (n: number, fields: Record<string, number>): any => ({ day: n, ...fields });
 const unreached = (n: number) => ({ day: n, installs: null, retained: null, retention: null, revenue: null, arpu: null, roas: null, uninstalled: null });
 
 for (const backend of backends()) {
   describe(`the worked example on ${backend.name}`, async () => {
     const db = await backend.create();
     const mirror = await testMirror({ db });
-    const { orgId, appId } = await reportingOrg(db, { timezone: 'Europe/Berlin', currency: 'EUR' });
-    const spring = await campaign(db, orgId, { name: 'Spring', partner: 'meta', appId });
-    await rate(db, { orgId, day: '2026-03-01', currency: 'USD', rate: 0.9 });
-    await rate(db, { orgId, day: '2026-03-14', currency: 'USD', rate: 0.5 });
-    await cost(db, { orgId, campaignId: spring, day: '2026-03-10', spend: 30, currency: 'EUR' });
-
-    const a = await install(db, { orgId, appId, campaignId: spring, at: '2026-03-10T08:00:00Z' });
-    await event(db, { orgId, appId, installId: a, name: 'session_start', at: '2026-03-10T08:01:00Z' });
-    await event(db, { orgId, appId, installId: a, name: 'purchase', value: 5, currency: 'EUR', at: '2026-03-11T10:00:00Z' });
-    await event(db, { orgId, appId, installId: a, name: 'session_start', at: '2026-03-17T19:00:00Z' });
-
-    const b = await install(db, { orgId, appId, campaignId: spring, at: '2026-03-09T23:30:00Z' });
-    await event(db, { orgId, appId, installId: b, name: 'session_start', at: '2026-03-10T23:10:00Z' });
-    await event(db, { orgId, appId, installId: b, name: 'purchase', value: 10, currency: 'USD', at: '2026-03-13T12:00:00Z' });
-
-    const c = await install(db, { orgId, appId, at: '2026-03-10T12:00:00Z', uninstalledAt: '2026-03-12T12:00:00Z' });
-    await event(db, { orgId, appId, installId: c, name: 'purchase', value: 2, currency: 'GBP', at: '2026-03-10T12:05:00Z' });
-    await event(db, { orgId, appId, installId: c, name: 'uninstall', at: '2026-03-12T12:00:00Z' });
-    await event(db, { orgId, appId, installId: null, name: 'purchase', value: 100, currency: 'EUR', at: '2026-03-10T13:00:00Z' });
+    const { orgId, spring } = await workedExample(db);
 
     test('the report gives the documented table', async () => {
       const report = await cohortReport({ db, mirror, clock: at('2026-03-20T12:00:00Z') }, orgId, { from: '2026-03-10', to: '2026-03-10', group_by: 'campaign', days: '0,1,3,7,14' });
