@@ -192,7 +192,8 @@ for (const backend of backends()) {
 
     test('the MCP tool breakdown_report gives the same numbers as the API', async () => {
       const client = await mcpClient(t, me.apiKey);
-      for (const args of [{ from: D1, to: D2, group_by: 'country,os' }, { from: D1, to: D2, group_by: 'campaign', partner: 'meta' }, { from: D1, to: D2 }]) {
+      const calls: Record<string, string>[] = [{ from: D1, to: D2, group_by: 'country,os' }, { from: D1, to: D2, group_by: 'campaign', partner: 'meta' }, { from: D1, to: D2 }];
+      for (const args of calls) {
         const query = new URLSearchParams(args).toString();
         const result = await client.callTool({ name: 'breakdown_report', arguments: args });
         expect(result.isError).toBeFalsy();
