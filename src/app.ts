@@ -1,4 +1,5 @@
 import { Elysia, type AnyElysia } from 'elysia';
+import { breakdownRoutes } from './analytics/breakdown/breakdown.routes';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
@@ -77,6 +78,7 @@ function createApp(services: Services, native: NativeRoutes) {
     skanRoutes(services),
     subscriptionsRoutes(services),
     uninstallsRoutes(services),
+    breakdownRoutes(services),
     edgeRoutes(services),
     ippoolRoutes(services),
     protectRoutes(services),

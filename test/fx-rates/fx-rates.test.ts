@@ -72,7 +72,9 @@ for (const backend of backends()) {
         await put(org.auth, { rates: [{ day: '2026-06-01', currency: 'EUR', rate: 1.1 }] });
         await t.request('/api/v1/settings', { method: 'PUT', headers: org.auth, json: { currency: 'GBP' } });
         await put(org.auth, { rates: [{ day: '2026-06-02', currency: 'EUR', rate: 0.85 }] });
-        expect((await rates(org.orgId)).map((r) => [r.day, r.quote])).toEqual([['2026-06-01', 'USD'], ['2026-06-02', 'GBP']]);
+        // A rate written by SQL without a quote is in the current reporting currency too.
+        await db.query("INSERT INTO fx_rates (id, org_id, day, currency, rate) VALUES ($1, $2, DATE '2026-06-03', 'EUR', 0.86)", [`sql-${org.orgId}`, org.orgId]);
+        expect((await rates(org.orgId)).map((r) => [r.day, r.quote])).toEqual([['2026-06-01', 'USD'], ['2026-06-02', 'GBP'], ['2026-06-03', 'GBP']]);
       });
     });
 

@@ -1,6 +1,7 @@
 import type { Mirror } from '../../analytics/mirror/mirror';
-import { organizationPivot, type PivotRow } from '../../analytics/pivot';
 import type { Queryable } from '../../db/db';
+import { selectLinkSlugs } from '../../links/links.repo';
+import { organizationPivot, type PivotRow } from '../../analytics/pivot';
 import { orderReasons } from '../../tracking/risk/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';
 import type { Clock } from '../../shared/ids';
@@ -8,7 +9,7 @@ import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS, 
 import { selectClickPage, selectConversionPage, type ClickExportRow, type ConversionExportRow, type ExportPage } from './export.repo';
 
 export interface DashboardExportDeps {
-  /** For the organization's reporting zone and currency (the pivot). */
+  /** The slugs of the clicks' links (links are not mirrored), the reporting zone and currency (the pivot). */
   db: Queryable;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
   clock: Clock;
@@ -18,13 +19,21 @@ export interface DashboardExportDeps {
 export const EXPORT_PAGE_ROWS = 5_000;
 const DAY_MS = 86_400_000;
 
-function clickCells(row: ClickExportRow): CsvCell[] {
+function clickCells(row: ClickExportRow, slugs: ReadonlyMap<string, string>): CsvCell[] {
   const reasons = row.risk_reasons ? orderReasons(JSON.parse(row.risk_reasons) as string[]).join('|') : '';
   return [
     row.id, row.created_at.toISOString(), row.gclid, row.gbraid, row.wbraid, row.campaign_ext_id, row.ad_group_ext_id, row.creative_id,
     row.keyword, row.match_type, row.network, row.device, row.next_hop_url, row.transparent_param_present, row.force_transparent, row.is_bot,
     row.latency_ms, row.drop_reason, row.risk_score, reasons, row.route,
+    row.country, row.region, row.os_family, row.device_type, row.link_id === null ? null : (slugs.get(row.link_id) ?? null), row.campaign_id,
   ];
+}
+
+/** A page of clicks as records, with the slugs of its links read in one statement. */
+async function clickRecords(db: Queryable, orgId: string, rows: readonly ClickExportRow[]): Promise<CsvCell[][]> {
+  const linkIds = [...new Set(rows.flatMap((row) => (row.link_id === null ? [] : [row.link_id])))];
+  const slugs = await selectLinkSlugs(db, orgId, linkIds);
+  return rows.map((row) => clickCells(row, slugs));
 }
 
 const conversionCells = (row: ConversionExportRow): CsvCell[] => [
@@ -81,7 +90,7 @@ export async function dashboardExport(
       ? await pagedCsv({
           header: CLICK_EXPORT_COLUMNS,
           read: (after: ClickExportRow | null) => selectClickPage(deps.mirror, page(after)),
-          records: (rows) => rows.map(clickCells),
+          records: (rows) => clickRecords(deps.db, orgId, rows),
           pageRows,
         })
       : await pagedCsv({
