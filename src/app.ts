@@ -7,6 +7,7 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { fxRatesRoutes } from './fx-rates/fx-rates.routes';
 import { dashboardAppsRoutes } from './dashboard/api/apps.routes';
 import { dashboardLinksRoutes } from './dashboard/api/links.routes';
 import { dashboardExportRoutes } from './dashboard/export/export.routes';
@@ -34,6 +35,7 @@ import { integrationsRoutes } from './protect/sync/integrations.routes';
 import { protectSyncRoutes } from './protect/sync/sync.routes';
 import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
+import { settingsRoutes } from './settings/settings.routes';
 import { skanRoutes } from './skan/skan.routes';
 import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
@@ -67,6 +69,8 @@ function createApp(services: Services, native: NativeRoutes) {
     conversionsRoutes(services),
     postbacksRoutes(services),
     costsRoutes(services),
+    fxRatesRoutes(services),
+    settingsRoutes(services),
     impressionsRoutes(services),
     tvAiringsRoutes(services),
     sdkRoutes(services),

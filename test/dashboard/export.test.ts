@@ -98,6 +98,22 @@ for (const backend of backends()) {
       ]);
     });
 
+    test('pivot: in the reporting zone and currency; amounts without a rate get two last columns of their own', async () => {
+      const me = await registerAccount(t);
+      await db.query("UPDATE organizations SET timezone = 'Europe/Berlin', currency = 'EUR' WHERE id = $1", [me.orgId]);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      await db.query("INSERT INTO fx_rates (id, org_id, day, currency, rate, quote) VALUES ('r1', $1, DATE '2026-08-01', 'USD', 0.5, 'EUR')", [me.orgId]);
+      await insertClick(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-09T23:30:00Z' });
+      await insertCost(db, { orgId: me.orgId, campaignId, day: '2026-08-10', spend: 40 });
+      await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T09:00:00Z', value: 10, currency: 'EUR' });
+      await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T10:00:00Z', value: 2.5, currency: 'GBP' });
+      const res = await exportCsv(me.cookie, '?type=pivot&from=2026-08-10&to=2026-08-10');
+      expect((await res.clone().text()).split('\r\n')[0]).toBe([...PIVOT_EXPORT_COLUMNS, 'unconverted', 'unconverted_spend'].join(','));
+      expect(await csvRowsOf(res)).toEqual([
+        { day: '2026-08-10', campaign_id: campaignId, campaign: 'Campaign', clicks: '1', installs: '0', conversions: '2', revenue: '10', spend: '20', cpi: '', roas: '', unconverted: '2.5 GBP', unconverted_spend: '' },
+      ]);
+    });
+
     test('clicks: line breaks and formulas in text fields stay inside their row', async () => {
       const me = await registerAccount(t);
       const broken = await insertClick(db, {

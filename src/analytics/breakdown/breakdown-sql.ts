@@ -157,7 +157,7 @@ export function breakdownSql(input: BreakdownSqlInput): { sql: string; params: u
   const fx = conversion('m', currency);
   const list = keys.join(', ');
   const sql = `
-WITH ${ratesCte(org)},
+WITH ${ratesCte(org, currency)},
 money AS (
   ${money.join('\n  UNION ALL\n  ')}
 ),

@@ -1,7 +1,7 @@
 import type { Mirror } from '../../analytics/mirror/mirror';
 import type { Queryable } from '../../db/db';
 import { selectLinkSlugs } from '../../links/links.repo';
-import { campaignPivot, type PivotRow } from '../../analytics/pivot';
+import { organizationPivot, type PivotRow } from '../../analytics/pivot';
 import { orderReasons } from '../../tracking/risk/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';
 import type { Clock } from '../../shared/ids';
@@ -9,7 +9,7 @@ import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS, 
 import { selectClickPage, selectConversionPage, type ClickExportRow, type ConversionExportRow, type ExportPage } from './export.repo';
 
 export interface DashboardExportDeps {
-  /** The slugs of the clicks' links (links are not mirrored). */
+  /** The slugs of the clicks' links (links are not mirrored), the reporting zone and currency (the pivot). */
   db: Queryable;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
   clock: Clock;
@@ -44,6 +44,24 @@ const pivotCells = (row: PivotRow): CsvCell[] => [
   row.day, row.campaign_id, row.campaign, row.clicks, row.installs, row.conversions, row.revenue, row.spend, row.cpi, row.roas,
 ];
 
+/** `12.5 EUR; 3 GBP`: amounts by currency in one cell. */
+const apartCell = (sums: Record<string, number> | undefined): CsvCell => Object.entries(sums ?? {}).map(([currency, sum]) => `${sum} ${currency}`).join('; ');
+
+/**
+ * The pivot's CSV in the organization's zone and currency. When some amount of the window had
+ * no exchange rate, two last columns hold each row's unconverted revenue and spend; a window
+ * without any keeps the columns it always had (docs/reports.md, "Exchange rates").
+ */
+async function pivotCsv(deps: DashboardExportDeps, orgId: string, request: { from: string; to: string }): Promise<string> {
+  const report = await organizationPivot(deps, { orgId, from: request.from, to: request.to });
+  const apart = Object.keys(report.unconverted).length > 0 || Object.keys(report.unconverted_spend).length > 0;
+  if (!apart) return csvRecords([PIVOT_EXPORT_COLUMNS, ...report.rows.map(pivotCells)]);
+  return csvRecords([
+    [...PIVOT_EXPORT_COLUMNS, 'unconverted', 'unconverted_spend'],
+    ...report.rows.map((row) => [...pivotCells(row), apartCell(row.unconverted), apartCell(row.unconverted_spend)]),
+  ]);
+}
+
 export interface DashboardExport {
   filename: string;
   body: ReadableStream<Uint8Array>;
@@ -51,7 +69,8 @@ export interface DashboardExport {
 
 /**
  * GET /api/dashboard/export: the organization's clicks, conversions or campaign pivot for the
- * days `from` to `to` (UTC, both included), from the mirror once it has caught up.
+ * days `from` to `to` (both included; UTC days, the pivot's in the reporting zone), from the
+ * mirror once it has caught up.
  */
 export async function dashboardExport(
   deps: DashboardExportDeps,
@@ -61,9 +80,7 @@ export async function dashboardExport(
 ): Promise<DashboardExport> {
   const filename = `${request.type}-${request.from}-${request.to}.csv`;
   if (request.type === 'pivot') {
-    const rows = await campaignPivot(deps.mirror, { orgId, from: request.from, to: request.to });
-    const text = csvRecords([PIVOT_EXPORT_COLUMNS, ...rows.map(pivotCells)]);
-    return { filename, body: new Blob([text]).stream() };
+    return { filename, body: new Blob([await pivotCsv(deps, orgId, request)]).stream() };
   }
   await deps.mirror.catchUp();
   const window = { orgId, start: `${request.from}T00:00:00.000Z`, end: new Date(Date.parse(`${request.to}T00:00:00Z`) + DAY_MS).toISOString(), limit: pageRows };
