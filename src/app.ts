@@ -1,4 +1,5 @@
 import { Elysia, type AnyElysia } from 'elysia';
+import { breakdownRoutes } from './analytics/breakdown/breakdown.routes';
 import { cohortsRoutes } from './analytics/cohorts/cohorts.routes';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
@@ -7,6 +8,7 @@ import { campaignsRoutes } from './campaigns/campaigns.routes';
 import { clicksRoutes } from './clicks/clicks.routes';
 import { conversionsRoutes } from './conversions/conversions.routes';
 import { costsRoutes } from './costs/costs.routes';
+import { fxRatesRoutes } from './fx-rates/fx-rates.routes';
 import { dashboardAppsRoutes } from './dashboard/api/apps.routes';
 import { dashboardLinksRoutes } from './dashboard/api/links.routes';
 import { dashboardExportRoutes } from './dashboard/export/export.routes';
@@ -34,6 +36,7 @@ import { integrationsRoutes } from './protect/sync/integrations.routes';
 import { protectSyncRoutes } from './protect/sync/sync.routes';
 import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
+import { settingsRoutes } from './settings/settings.routes';
 import { skanRoutes } from './skan/skan.routes';
 import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
@@ -68,6 +71,8 @@ function createApp(services: Services, native: NativeRoutes) {
     postbacksRoutes(services),
     costsRoutes(services),
     cohortsRoutes(services),
+    fxRatesRoutes(services),
+    settingsRoutes(services),
     impressionsRoutes(services),
     tvAiringsRoutes(services),
     sdkRoutes(services),
@@ -75,6 +80,7 @@ function createApp(services: Services, native: NativeRoutes) {
     skanRoutes(services),
     subscriptionsRoutes(services),
     uninstallsRoutes(services),
+    breakdownRoutes(services),
     edgeRoutes(services),
     ippoolRoutes(services),
     protectRoutes(services),

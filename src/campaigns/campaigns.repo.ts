@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db';
 import type { CampaignRow } from './campaigns.model';
 
-const COLUMNS = 'id, org_id, app_id, name, external_id, status, skan_source_identifier, created_at';
+const COLUMNS = 'id, org_id, app_id, name, external_id, status, skan_source_identifier, partner, created_at';
 
 export const CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY = 'campaigns_skan_source_identifier_key';
 
@@ -11,13 +11,29 @@ export const CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY = 'campaigns_skan_source_ident
  */
 export async function insertCampaign(
   tx: Queryable,
-  campaign: { id: string; orgId: string; appId: string | null; name: string; externalId: string | null; skanSourceIdentifier: number | null },
+  campaign: { id: string; orgId: string; appId: string | null; name: string; externalId: string | null; skanSourceIdentifier: number | null; partner: string | null },
 ): Promise<CampaignRow | undefined> {
   const rows = await tx.query<CampaignRow>(
-    `INSERT INTO campaigns (id, org_id, app_id, name, external_id, skan_source_identifier) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO campaigns (id, org_id, app_id, name, external_id, skan_source_identifier, partner) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (org_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
      RETURNING ${COLUMNS}`,
-    [campaign.id, campaign.orgId, campaign.appId, campaign.name, campaign.externalId, campaign.skanSourceIdentifier],
+    [campaign.id, campaign.orgId, campaign.appId, campaign.name, campaign.externalId, campaign.skanSourceIdentifier, campaign.partner],
+  );
+  return rows[0];
+}
+
+/** Sets the fields given (`partner` given as null clears it); undefined for an unknown or foreign id. */
+export async function updateCampaign(
+  tx: Queryable,
+  orgId: string,
+  id: string,
+  change: { name?: string; partner?: string | null },
+): Promise<CampaignRow | undefined> {
+  const rows = await tx.query<CampaignRow>(
+    `UPDATE campaigns SET name = coalesce($3, name), partner = CASE WHEN $4::boolean THEN $5 ELSE partner END
+      WHERE id = $1 AND org_id = $2
+      RETURNING ${COLUMNS}`,
+    [id, orgId, change.name ?? null, change.partner !== undefined, change.partner ?? null],
   );
   return rows[0];
 }

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
-import { CampaignParams, CreateCampaignBody, ListCampaignsQuery } from './campaigns.model';
-import { createCampaign, getCampaign, listCampaigns } from './campaigns.service';
+import { CampaignParams, CreateCampaignBody, ListCampaignsQuery, PatchCampaignBody } from './campaigns.model';
+import { createCampaign, getCampaign, listCampaigns, patchCampaign } from './campaigns.service';
 
 /** Campaigns management API (API key). */
 export function campaignsRoutes(deps: AuthDeps) {
@@ -23,5 +23,12 @@ export function campaignsRoutes(deps: AuthDeps) {
       query: ListCampaignsQuery,
       detail: { summary: 'List campaigns' },
     })
-    .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams, detail: { summary: 'One campaign' } });
+    .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams, detail: { summary: 'One campaign' } })
+    .patch('/api/v1/campaigns/:id', ({ params, principal, body }) => patchCampaign({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
+      apiKey: true,
+      params: CampaignParams,
+      body: PatchCampaignBody,
+      transform: strictBody(PatchCampaignBody),
+      detail: { summary: "Change a campaign's name or media source" },
+    });
 }

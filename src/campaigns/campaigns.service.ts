@@ -2,10 +2,10 @@ import { appExists } from '../apps/apps.repo';
 import { type Actor, recordAudit } from '../auth/audit';
 import type { Db } from '../db/db';
 import { isUniqueViolation } from '../db/errors';
-import { conflict, fieldError, notFound } from '../http/errors';
+import { conflict, fieldError, notFound, validationError } from '../http/errors';
 import { newId } from '../shared/ids';
 import { skanFigures } from '../skan/skan.repo';
-import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT } from './campaigns.model';
+import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type PatchCampaignBody } from './campaigns.model';
 import * as repo from './campaigns.repo';
 
 export function toCampaignResponse(row: CampaignRow): CampaignResponse {
@@ -16,6 +16,7 @@ export function toCampaignResponse(row: CampaignRow): CampaignResponse {
     app_id: row.app_id,
     status: row.status,
     skan_source_identifier: row.skan_source_identifier,
+    partner: row.partner,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -38,6 +39,7 @@ export async function createCampaign({ db }: { db: Db }, actor: Actor, body: Cre
         name: body.name,
         externalId: body.external_id ?? null,
         skanSourceIdentifier: body.skan_source_identifier ?? null,
+        partner: body.partner ?? null,
       });
     } catch (error) {
       if (isUniqueViolation(error, repo.CAMPAIGNS_SKAN_SOURCE_IDENTIFIER_KEY)) throw conflict('skan_source_identifier taken');
@@ -51,7 +53,7 @@ export async function createCampaign({ db }: { db: Db }, actor: Actor, body: Cre
         action: 'create',
         entity: 'campaign',
         entityId: created.id,
-        detail: { name: created.name, external_id: created.external_id, app_id: created.app_id, skan_source_identifier: created.skan_source_identifier },
+        detail: { name: created.name, external_id: created.external_id, app_id: created.app_id, skan_source_identifier: created.skan_source_identifier, partner: created.partner },
       },
     );
     return created;
@@ -68,4 +70,17 @@ export async function getCampaign({ db }: { db: Db }, orgId: string, id: string)
   const row = await repo.findCampaign(db, orgId, id);
   if (!row) throw notFound('campaign not found');
   return { ...toCampaignResponse(row), skan: await skanFigures(db, orgId, id) };
+}
+
+/** Changes the fields given, the others stay; a body naming none is a 400, an unknown or foreign id a 404. */
+export async function patchCampaign({ db }: { db: Db }, actor: Actor, id: string, body: PatchCampaignBody): Promise<CampaignResponse> {
+  const fields = (['name', 'partner'] as const).filter((field) => body[field] !== undefined);
+  if (fields.length === 0) throw validationError({}, ['the body names no field to change: name, partner']);
+  const row = await db.transaction(async (tx) => {
+    const updated = await repo.updateCampaign(tx, actor.orgId, id, body);
+    if (!updated) throw notFound('campaign not found');
+    await recordAudit(tx, actor, { action: 'update', entity: 'campaign', entityId: id, detail: { fields } });
+    return updated;
+  });
+  return toCampaignResponse(row);
 }

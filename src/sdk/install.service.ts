@@ -55,7 +55,7 @@ const isTouch = (a: Attribution) => a.method !== 'SKAN' && a.method !== 'ORGANIC
  * existing install (200); once the app's reattribution_days have passed since its last
  * attribution, a touch newer than that attribution re-attributes it (docs/attribution.md).
  */
-export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; request: InstallRequest; ip: string; region: string | null }): Promise<InstallOutcome> {
+export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; request: InstallRequest; ip: string; region: string | null; country: string | null }): Promise<InstallOutcome> {
   const { app, request } = input;
   const hash = deviceIdHash(request.device_id);
   const now = deps.clock();
@@ -100,6 +100,7 @@ export async function recordInstall(deps: InstallDeps, input: { app: SdkApp; req
     ipDayHash: ip ? deps.ipHasher.ipDay(ip, at) : null,
     householdHash: ip ? deps.ipHasher.household(ip) : null,
     region: input.region,
+    country: input.country,
   });
   if (!inserted) {
     // A concurrent call for the same device inserted first: this is a repeat of it.

@@ -51,13 +51,15 @@ export interface NewInstall {
   householdHash: string | null;
   /** The region of the request's address (docs/growth-imports.md, "Regions"). */
   region: string | null;
+  /** The country of the request's address (ISO 3166-1 alpha-2), for cohorts by country (docs/reports.md). */
+  country: string | null;
 }
 
 /** The columns of one new install, as the batched insert reads them from JSON. */
 const NEW_INSTALL_RECORD = `n int, id text, org_id text, app_id text, device_id_hash text, platform text, os_version text,
   app_version text, sdk_version text, locale text, timezone text, limit_ad_tracking boolean, installed_at timestamptz,
   attribution_method text, campaign_id text, click_id text, impression_id text, deep_link_path text, match_evidence jsonb,
-  confidence real, ip_day_hash text, household_hash text, region text`;
+  confidence real, ip_day_hash text, household_hash text, region text, country text`;
 
 /**
  * Inserts installs in ONE statement (one JSON parameter, so the text stays prepared), each unless
@@ -91,6 +93,7 @@ export async function insertInstalls(db: Queryable, installs: readonly NewInstal
       ip_day_hash: install.ipDayHash,
       household_hash: install.householdHash,
       region: install.region,
+      country: install.country,
     };
   });
   const rows = await db.query<InstallRow>(
@@ -99,10 +102,10 @@ export async function insertInstalls(db: Queryable, installs: readonly NewInstal
      )
      INSERT INTO installs (id, org_id, app_id, device_id_hash, platform, os_version, app_version, sdk_version, locale, timezone,
        limit_ad_tracking, installed_at, attribution_method, campaign_id, click_id, impression_id, deep_link_path, match_evidence,
-       confidence, is_reattribution, attributed_at, ip_day_hash, household_hash, region)
+       confidence, is_reattribution, attributed_at, ip_day_hash, household_hash, region, country)
      SELECT id, org_id, app_id, device_id_hash, platform, os_version, app_version, sdk_version, locale, timezone,
        limit_ad_tracking, installed_at, attribution_method, campaign_id, click_id, impression_id, deep_link_path, match_evidence,
-       confidence, false, installed_at, ip_day_hash, household_hash, region
+       confidence, false, installed_at, ip_day_hash, household_hash, region, country
        FROM input ORDER BY n
      ON CONFLICT (app_id, device_id_hash) DO NOTHING
      RETURNING ${INSTALL_COLUMNS}`,

@@ -38,8 +38,8 @@ type SdkServices = AuthDeps & {
   ipHasher: IpHasher;
   installForwarder: InstallForwarder;
   writeBurst: WriteBurst;
-  /** The region of the caller's address, stored with installs and events for regional TV airings. */
-  ipIntel: Pick<IpIntel, 'place'>;
+  /** The region of the caller's address, stored with installs and events for regional TV airings; an install's country too, for cohorts. */
+  ipIntel: Pick<IpIntel, 'place' | 'country'>;
 };
 
 /**
@@ -60,7 +60,7 @@ export function sdkRoutes(services: SdkServices) {
       async ({ body, sdkApp, request, server, set }) => {
         assertSdkPlatform(sdkApp, body.platform);
         const ip = callerIp(request, server);
-        const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip, region: ipIntel.place(ip).region });
+        const outcome = await recordInstall(installDeps, { app: sdkApp, request: body, ip, region: ipIntel.place(ip).region, country: ipIntel.country(ip) });
         set.status = outcome.status;
         return outcome.body;
       },

@@ -19,8 +19,8 @@ for (const backend of backends()) {
         const res = await create(auth, { name: 'Spring search', external_id: '20937465', app_id: appId });
         expect(res.status).toBe(201);
         const campaign = await body(res);
-        expect(Object.keys(campaign).sort()).toEqual(['app_id', 'created_at', 'external_id', 'id', 'name', 'skan_source_identifier', 'status']);
-        expect(campaign).toMatchObject({ name: 'Spring search', external_id: '20937465', app_id: appId, status: 'active', skan_source_identifier: null });
+        expect(Object.keys(campaign).sort()).toEqual(['app_id', 'created_at', 'external_id', 'id', 'name', 'partner', 'skan_source_identifier', 'status']);
+        expect(campaign).toMatchObject({ name: 'Spring search', external_id: '20937465', app_id: appId, status: 'active', skan_source_identifier: null, partner: null });
         expect(campaign.created_at).toMatch(ISO);
         expect(await campaignRows(orgId)).toMatchObject([{ id: campaign.id, org_id: orgId, app_id: appId, external_id: '20937465' }]);
         expect(await auditRows(db, keyId)).toMatchObject([{ action: 'create', entity: 'campaign', entity_id: campaign.id, api_key_id: keyId, org_id: orgId }]);
@@ -109,6 +109,64 @@ for (const backend of backends()) {
         }
         expect(await campaignRows(orgId)).toEqual([]);
         expect(await auditRows(db, keyId)).toEqual([]);
+      });
+    });
+
+    describe('partner (the media source)', () => {
+      const patch = (auth: Record<string, string>, id: string, json: unknown) => t.request(`/api/v1/campaigns/${id}`, { method: 'PATCH', headers: auth, json });
+
+      test('set on create, shown by get and list, changed and cleared by PATCH, each change audited', async () => {
+        const { auth, keyId } = await orgWithKey(db);
+        const created = await body(await create(auth, { name: 'Search', partner: 'google_ads' }));
+        expect(created.partner).toBe('google_ads');
+        expect((await body(await t.request(`/api/v1/campaigns/${created.id}`, { headers: auth }))).partner).toBe('google_ads');
+        expect((await body(await t.request('/api/v1/campaigns', { headers: auth }))).data.map((c: any) => c.partner)).toEqual(['google_ads']);
+        const moved = await patch(auth, created.id, { partner: 'Meta Ads (EU)' });
+        expect(moved.status).toBe(200);
+        expect(await body(moved)).toMatchObject({ id: created.id, name: 'Search', partner: 'Meta Ads (EU)' });
+        expect(await body(await patch(auth, created.id, { name: 'Search EU' }))).toMatchObject({ name: 'Search EU', partner: 'Meta Ads (EU)' });
+        expect((await body(await patch(auth, created.id, { partner: null }))).partner).toBeNull();
+        expect((await body(await t.request(`/api/v1/campaigns/${created.id}`, { headers: auth }))).partner).toBeNull();
+        const audits = await db.query<{ action: string; detail: unknown }>('SELECT action, detail FROM audit_log WHERE api_key_id = $1 ORDER BY created_at, id', [keyId]);
+        expect(audits.map((row) => [row.action, row.detail])).toEqual([
+          ['create', { name: 'Search', external_id: null, app_id: null, skan_source_identifier: null, partner: 'google_ads' }],
+          ['update', { fields: ['partner'] }],
+          ['update', { fields: ['name'] }],
+          ['update', { fields: ['partner'] }],
+        ]);
+      });
+
+      test('64 printable characters at most, without leading or trailing blanks; a bad one is a 400 that changes nothing', async () => {
+        const { auth, orgId, keyId } = await orgWithKey(db);
+        expect((await body(await create(auth, { name: 'Long', partner: 'p'.repeat(64) }))).partner).toBe('p'.repeat(64));
+        const existing = await body(await create(auth, { name: 'Kept', partner: 'tiktok' }));
+        for (const partner of ['', ' meta', 'meta ', 'p'.repeat(65), 'line\nbreak', 5]) {
+          const created = await create(auth, { name: 'Bad', partner });
+          expect(created.status, JSON.stringify(partner)).toBe(400);
+          expect(Object.keys((await body(created)).error.fieldErrors)).toEqual(['partner']);
+          const changed = await patch(auth, existing.id, { partner });
+          expect(changed.status).toBe(400);
+          expect(Object.keys((await body(changed)).error.fieldErrors)).toEqual(['partner']);
+        }
+        for (const json of [{ status: 'paused' }, { external_id: 'x' }]) expect(Object.keys((await body(await patch(auth, existing.id, json))).error.fieldErrors)).toEqual(Object.keys(json));
+        const empty = await patch(auth, existing.id, {});
+        expect(empty.status).toBe(400);
+        expect((await body(empty)).error.formErrors).toEqual(['the body names no field to change: name, partner']);
+        expect((await campaignRows(orgId)).map((c: any) => c.partner).sort()).toEqual(['p'.repeat(64), 'tiktok']);
+        expect((await auditRows(db, keyId)).length).toBe(2);
+      });
+
+      test("PATCH of an unknown or another organization's campaign is 404 and changes nothing; no key is 401", async () => {
+        const mine = await orgWithKey(db);
+        const theirs = await orgWithKey(db, 'Other');
+        const campaign = await body(await create(theirs.auth, { name: 'Theirs', partner: 'meta' }));
+        for (const id of [campaign.id, 'no-such-campaign']) {
+          const res = await patch(mine.auth, id, { partner: 'google_ads' });
+          expect(res.status).toBe(404);
+          expect(await body(res)).toEqual({ error: 'campaign not found' });
+        }
+        expect((await patch({}, campaign.id, { partner: 'google_ads' })).status).toBe(401);
+        expect((await campaignRows(theirs.orgId)).map((c: any) => c.partner)).toEqual(['meta']);
       });
     });
 

@@ -6,7 +6,7 @@ import { insertClick } from '../support/clicks';
 import { csvRowsOf } from '../support/csv';
 import { backends } from '../support/db';
 import { insertConversion, insertCost } from '../support/facts';
-import { insertCampaign } from '../support/fixtures';
+import { insertCampaign, insertLink } from '../support/fixtures';
 import { expectSecurityHeaders } from '../support/http';
 import { registerAccount } from '../protect/support';
 
@@ -46,8 +46,29 @@ for (const backend of backends()) {
         keyword: `'=HYPERLINK("x")`, matchType: 'e', network: 'g', device: 'm', nextHopUrl: 'https://shop.example.com/landing',
         transparentParamPresent: 'true', forceTransparent: 'false', isBot: 'false', latencyMs: '3', dropReason: 'bot',
         riskScore: expect.stringMatching(/^[1-9][0-9]*$/), riskReasons: 'datacenter_ip|rapid_repeat', route: '',
+        country: '', region: '', os: '', device_type: '', link: '', campaignId: '',
       });
       expect(rows[1]!.nextHopUrl).toBe('https://shop.example.com/a,"b"');
+    });
+
+    test("clicks: country, region, os, device_type, the link's slug and the campaign after the read model's columns", async () => {
+      const me = await registerAccount(t);
+      const them = await registerAccount(t);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      const { linkId, slug } = await insertLink(db, me.orgId, { campaignId });
+      // Another organization's link id on my click never lends me its slug.
+      const { linkId: foreignLink } = await insertLink(db, them.orgId);
+      const id = await insertClick(db, {
+        orgId: me.orgId, linkId, campaignId, createdAt: '2026-08-10T08:00:00Z', country: 'DE', region: 'Bavaria', osFamily: 'Android', deviceType: 'mobile',
+      });
+      const foreign = await insertClick(db, { orgId: me.orgId, linkId: foreignLink, createdAt: '2026-08-10T09:00:00Z' });
+      const res = await exportCsv(me.cookie, '?type=clicks&from=2026-08-10&to=2026-08-10');
+      expect((await res.clone().text()).split('\r\n')[0]!.endsWith(',route,country,region,os,device_type,link,campaignId')).toBe(true);
+      const rows = await csvRowsOf(res);
+      expect(rows.map((row) => [row.id, row.country, row.region, row.os, row.device_type, row.link, row.campaignId])).toEqual([
+        [id, 'DE', 'Bavaria', 'Android', 'mobile', slug, campaignId],
+        [foreign, '', '', '', '', '', ''],
+      ]);
     });
 
     test('conversions: one row per conversion with the read model fields', async () => {
@@ -74,6 +95,22 @@ for (const backend of backends()) {
       expect((await res.clone().text()).split('\r\n')[0]).toBe(PIVOT_EXPORT_COLUMNS.join(','));
       expect(await csvRowsOf(res)).toEqual([
         { day: '2026-08-10', campaign_id: campaignId, campaign: 'Campaign', clicks: '1', installs: '0', conversions: '1', revenue: '10', spend: '40', cpi: '', roas: '0.25' },
+      ]);
+    });
+
+    test('pivot: in the reporting zone and currency; amounts without a rate get two last columns of their own', async () => {
+      const me = await registerAccount(t);
+      await db.query("UPDATE organizations SET timezone = 'Europe/Berlin', currency = 'EUR' WHERE id = $1", [me.orgId]);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      await db.query("INSERT INTO fx_rates (id, org_id, day, currency, rate, quote) VALUES ('r1', $1, DATE '2026-08-01', 'USD', 0.5, 'EUR')", [me.orgId]);
+      await insertClick(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-09T23:30:00Z' });
+      await insertCost(db, { orgId: me.orgId, campaignId, day: '2026-08-10', spend: 40 });
+      await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T09:00:00Z', value: 10, currency: 'EUR' });
+      await insertConversion(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T10:00:00Z', value: 2.5, currency: 'GBP' });
+      const res = await exportCsv(me.cookie, '?type=pivot&from=2026-08-10&to=2026-08-10');
+      expect((await res.clone().text()).split('\r\n')[0]).toBe([...PIVOT_EXPORT_COLUMNS, 'unconverted', 'unconverted_spend'].join(','));
+      expect(await csvRowsOf(res)).toEqual([
+        { day: '2026-08-10', campaign_id: campaignId, campaign: 'Campaign', clicks: '1', installs: '0', conversions: '2', revenue: '10', spend: '20', cpi: '', roas: '', unconverted: '2.5 GBP', unconverted_spend: '' },
       ]);
     });
 

@@ -62,6 +62,7 @@ for (const backend of await e2eBackends()) {
       conversions_summary: { ...WEEK, group_by: 'event' },
       installs_summary: { ...WEEK, group_by: 'method' },
       campaign_report: WEEK,
+      breakdown_report: { ...WEEK, group_by: 'country,os' },
       invalid_clicks: { days: 7 },
       update_smart_link_routing: { link_id: link.id, rules: RULES },
       set_link_status: { link_id: link.id, status: 'active' },

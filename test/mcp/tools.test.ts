@@ -5,6 +5,7 @@ import { insertClick } from '../support/clicks';
 import { backends } from '../support/db';
 import { insertApp, insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
 import { insertConversion, insertCost, insertEvent, insertInstall } from '../analytics/report-fixtures';
+import { insertConversion as insertStoredConversion, insertCost as insertStoredCost } from '../support/facts';
 import { mcpClient, textOf } from './support';
 
 // PGlite boots, DuckDB files and whole-app instances on a shared, loaded machine; no assertion depends on time.
@@ -237,6 +238,28 @@ for (const backend of backends()) {
         for (const name of ['clicks_summary', 'conversions_summary', 'installs_summary']) {
           expect((await structured(theirs, name, { ...march, group_by: 'campaign' })).rows).toEqual([]);
         }
+      });
+    });
+
+    describe("campaign_report in the organization's zone and currency", async () => {
+      const berlin = await orgWithKey(db, 'Berlin');
+      const client = await mcpClient(t, berlin.apiKey);
+      await db.query("UPDATE organizations SET timezone = 'Europe/Berlin' WHERE id = $1", [berlin.orgId]);
+      const { campaignId } = await insertCampaign(db, berlin.orgId);
+      await db.query("INSERT INTO fx_rates (id, org_id, day, currency, rate, quote) VALUES ($1, $2, DATE '2026-04-01', 'EUR', 1.25, 'USD')", [`r-${berlin.orgId}`, berlin.orgId]);
+      // 23:30 UTC on 1 April is 2 April in Berlin.
+      await insertStoredConversion(db, { orgId: berlin.orgId, campaignId, createdAt: '2026-04-01T23:30:00Z', value: 10, currency: 'EUR' });
+      await insertStoredConversion(db, { orgId: berlin.orgId, campaignId, createdAt: '2026-04-02T12:00:00Z', value: 4, currency: 'SEK' });
+      await insertStoredCost(db, { orgId: berlin.orgId, campaignId, day: '2026-04-02', spend: 5 });
+
+      test('days are local days, amounts converted, what has no rate listed apart with the ratio over it null', async () => {
+        const report = await structured(client, 'campaign_report', { from: '2026-04-02', to: '2026-04-02' });
+        expect(report.campaigns).toEqual([
+          { campaign_id: campaignId, campaign: 'Campaign', clicks: 0, installs: 0, conversions: 2, revenue: 12.5, spend: 5, cpi: null, roas: null, unconverted: { SEK: 4 } },
+        ]);
+        expect(report.total).toMatchObject({ revenue: 12.5, spend: 5, roas: null, unconverted: { SEK: 4 } });
+        expect(textOf(await client.callTool({ name: 'campaign_report', arguments: { from: '2026-04-02', to: '2026-04-02' } }))).toContain('Revenue with no exchange rate, left out: 4 SEK.');
+        expect((await structured(client, 'campaign_report', { from: '2026-04-01', to: '2026-04-01' })).campaigns).toEqual([]);
       });
     });
 

@@ -4,6 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 import { CreatedKeyBody, KeyListBody, KeyRevokedBody, OkBody, SessionsEndedBody, SignedInBody } from '../../src/auth/auth.model';
 import { ConversionListBody, ConversionResultBody } from '../../src/conversions/conversions.model';
 import { CostsResultBody } from '../../src/costs/costs.model';
+import { ListFxRatesAnswer, PutFxRatesAnswer } from '../../src/fx-rates/fx-rates.model';
+import { SettingsAnswer } from '../../src/settings/settings.model';
 import { RealtimeBody } from '../../src/dashboard/realtime/realtime.model';
 import { IngestResultBody } from '../../src/edge/ingest.model';
 import { MAX_BODY_BYTES } from '../../src/http/http.plugin';
@@ -60,6 +62,10 @@ for (const backend of backends()) {
       const orgId = (await body(await t.request('/api/dashboard/apps', { headers: session }))) && (await db.query<{ org_id: string }>('SELECT org_id FROM users WHERE lower(email) = $1', [email]))[0]!.org_id;
       const { campaignId } = await insertCampaign(db, orgId);
       await expectShape(CostsResultBody, await t.request('/api/v1/costs', { method: 'POST', headers: auth, json: { rows: [{ campaign_id: campaignId, day: '2026-08-10', spend: 3 }] } }), 200);
+      await expectShape(SettingsAnswer, await t.request('/api/v1/settings', { method: 'PUT', headers: auth, json: { timezone: 'Europe/Berlin' } }), 200);
+      await expectShape(SettingsAnswer, await t.request('/api/dashboard/settings', { headers: session }), 200);
+      await expectShape(PutFxRatesAnswer, await t.request('/api/v1/fx-rates', { method: 'PUT', headers: auth, json: { rates: [{ day: '2026-08-10', currency: 'EUR', rate: 1.1 }] } }), 200);
+      await expectShape(ListFxRatesAnswer, await t.request('/api/v1/fx-rates?currency=EUR', { headers: auth }), 200);
 
       await expectShape(IngestResultBody, await ingest(t, [{ slug: link.slug }, { slug: 'no-such-link-x' }]), 200);
       await expectShape(HealthBody, await t.request('/api/health'), 200);

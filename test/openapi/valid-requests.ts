@@ -99,6 +99,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'GET /api/dashboard/apps': { path: '/api/dashboard/apps?limit=5' },
     'GET /api/dashboard/reports/cohorts': { path: `/api/dashboard/reports/cohorts?from=${day}&to=${today}&group_by=campaign,day&days=0,1,7&campaign_id=${campaign.id}&app_id=${app.id}&partner=meta&country=US&platform=android&reattributions=include&activity=sessions` },
     'GET /api/dashboard/export': { path: `/api/dashboard/export?type=clicks&from=${day}&to=${day}` },
+    'GET /api/dashboard/reports/breakdown': { path: `/api/dashboard/reports/breakdown?from=${day}&to=${day}&group_by=country,os&partner=meta` },
     'PUT /api/dashboard/integrations/google-ads': {
       path: '/api/dashboard/integrations/google-ads',
       body: () => ({
@@ -119,6 +120,8 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'PATCH /api/dashboard/links/{id}': { path: `/api/dashboard/links/${smart.id}`, body: () => linkPatch() },
     'POST /api/dashboard/password': { path: '/api/dashboard/password', body: () => ({ current_password: PASSWORD, new_password: PASSWORD }) },
     'PUT /api/dashboard/protect/settings': { path: '/api/dashboard/protect/settings', body: () => ({ invalid_threshold: 60 }) },
+    // The defaults again: the other requests read the organization's zone and currency.
+    'PUT /api/dashboard/settings': { path: '/api/dashboard/settings', body: () => ({ timezone: 'UTC', currency: 'USD' }) },
     'POST /api/dashboard/route-test': {
       path: '/api/dashboard/route-test',
       body: () => ({ slug: smart.slug, country: 'DE', region: 'BE', city: 'Berlin', os: 'ios', ua: 'Mozilla/5.0 (iPhone)', ip: '8.8.8.8', language: 'de-DE', timezone: 'Europe/Berlin', hour: 12, params: 'utm_source=news', inApp: 'false' }),
@@ -215,10 +218,14 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'POST /api/v1/campaigns': { path: '/api/v1/campaigns', body: () => ({ name: 'Campaign', external_id: `ext-${newId()}`, app_id: app.id, skan_source_identifier: 17 }) },
     'GET /api/v1/campaigns': { path: '/api/v1/campaigns?limit=5' },
     'GET /api/v1/campaigns/{id}': { path: `/api/v1/campaigns/${campaign.id}` },
+    'PATCH /api/v1/campaigns/{id}': { path: `/api/v1/campaigns/${campaign.id}`, body: () => ({ name: 'Campaign', partner: 'google_ads' }) },
     'GET /api/v1/clicks': { path: `/api/v1/clicks?limit=5&since=${day}&gclid=g-1` },
     'POST /api/v1/conversions': { path: '/api/v1/conversions', body: () => ({ click_id: clickId, event: 'purchase', value: 19.5, currency: 'EUR', order_id: `o-${newId()}` }) },
     'GET /api/v1/conversions': { path: '/api/v1/conversions?limit=5' },
     'POST /api/v1/costs': { path: '/api/v1/costs', body: () => ({ rows: [{ campaign_id: campaign.id, day, spend: 12.5, currency: 'EUR', impressions: 1000 }] }) },
+    'PUT /api/v1/fx-rates': { path: '/api/v1/fx-rates', body: () => ({ rates: [{ day, currency: 'EUR', rate: 1.0825 }] }) },
+    'GET /api/v1/fx-rates': { path: `/api/v1/fx-rates?currency=EUR&from=${day}&to=${day}&limit=5` },
+    'PUT /api/v1/settings': { path: '/api/v1/settings', body: () => ({ timezone: 'UTC', currency: 'USD' }) },
     'GET /api/v1/domains': { path: '/api/v1/domains?limit=5' },
     // A name no resolver is asked about: the route reads no body, so there is nothing to store.
     'POST /api/v1/domains/{domain}/verify': { path: '/api/v1/domains/-not-a-host-/verify', status: 400 },
@@ -246,6 +253,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
       }),
     },
     'GET /api/v1/tv-airings': { path: '/api/v1/tv-airings?limit=5' },
+    'GET /api/v1/reports/breakdown': { path: `/api/v1/reports/breakdown?from=${day}&to=${day}&group_by=campaign&campaign_id=${campaign.id}&app_id=${app.id}&country=DE&platform=android` },
     'GET /api/v1/reports/cohorts': { path: `/api/v1/reports/cohorts?from=${day}&to=${today}&group_by=campaign,day&days=0,1,7&campaign_id=${campaign.id}&app_id=${app.id}&partner=meta&country=US&platform=android&reattributions=include&activity=sessions` },
     'GET /api/v1/uninstalls': { path: `/api/v1/uninstalls?app_id=${app.id}&from=${day}&to=${today}` },
     'GET /campaigns': { path: `/campaigns?from=${day}&to=${day}` },

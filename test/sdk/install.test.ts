@@ -42,6 +42,15 @@ for (const backend of backends()) {
         expect(rows[0]!.n).toBe(1);
       });
 
+      test("the install keeps the country of the request's address; an address of no known country keeps none", async () => {
+        const app = await newApp();
+        const german = await body(await sdkCall(t, app.sdkKey, '5.1.66.1')('install', { device_id: hashedDeviceId(), platform: 'android' }));
+        const documentation = await body(await sdkCall(t, app.sdkKey, '192.0.2.9')('install', { device_id: hashedDeviceId(), platform: 'android' }));
+        const country = async (id: string) => (await db.query<{ country: string | null }>('SELECT country FROM installs WHERE id = $1', [id]))[0]!.country;
+        expect(await country(german.install_id)).toBe('DE');
+        expect(await country(documentation.install_id)).toBeNull();
+      });
+
       test('a launch click id attributes the install and returns the deferred deep link; the evidence is kept', async () => {
         const app = await newApp();
         const { campaignId } = await insertCampaign(db, app.orgId, { appId: app.appId });

@@ -50,23 +50,24 @@ export async function insertConversion(
 
 export async function insertEvent(
   db: Queryable,
-  input: { orgId: string; appId: string; deviceIdHash: string; name: string; occurredAt: Date | string; value?: number | null; installId?: string | null },
+  input: { orgId: string; appId: string; deviceIdHash: string; name: string; occurredAt: Date | string; value?: number | null; installId?: string | null; currency?: string | null },
 ): Promise<string> {
   const id = newId();
   await db.query(
-    `INSERT INTO events (id, org_id, app_id, install_id, device_id_hash, name, value, occurred_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz)`,
-    [id, input.orgId, input.appId, input.installId ?? null, input.deviceIdHash, input.name, input.value ?? null, iso(input.occurredAt)],
+    `INSERT INTO events (id, org_id, app_id, install_id, device_id_hash, name, value, currency, occurred_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)`,
+    [id, input.orgId, input.appId, input.installId ?? null, input.deviceIdHash, input.name, input.value ?? null, input.currency ?? null, iso(input.occurredAt)],
   );
   return id;
 }
 
-export async function insertCost(db: Queryable, input: { orgId: string; campaignId: string; day: string; spend: number }): Promise<void> {
-  await db.query('INSERT INTO costs (id, org_id, campaign_id, day, spend) VALUES ($1, $2, $3, $4::date, $5)', [
+export async function insertCost(db: Queryable, input: { orgId: string; campaignId: string; day: string; spend: number; currency?: string }): Promise<void> {
+  await db.query('INSERT INTO costs (id, org_id, campaign_id, day, spend, currency) VALUES ($1, $2, $3, $4::date, $5, $6)', [
     newId(),
     input.orgId,
     input.campaignId,
     input.day,
     input.spend,
+    input.currency ?? 'USD',
   ]);
 }

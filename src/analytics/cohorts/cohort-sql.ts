@@ -161,7 +161,7 @@ SELECT 'spend', k1, k2, day, ${NULL_INT}, currency, ${double('sum(converted)')},
     : '';
 
   const sql = `
-WITH ${ratesCte(org)},
+WITH ${ratesCte(org, currency)},
 cohort AS (
   SELECT i.id, ${day('i.installed_at')} AS install_day, ${installKey(0)} AS k1, ${installKey(1)} AS k2,
          i.is_reattribution AS reattributed,

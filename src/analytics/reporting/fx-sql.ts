@@ -8,16 +8,17 @@
 
 /**
  * The CTE `rates`: `currency`, `from_day`, `to_day` (days since 1970-01-01, `to_day` excluded) and
- * `rate`, for the organization in the SQL parameter `orgParam` (`$1`).
+ * `rate`, for the organization in the SQL parameter `orgParam` (`$1`), of the rates quoted in its
+ * reporting currency `currencyParam` (rates written under an earlier reporting currency stay out).
  */
-export function ratesCte(orgParam: string): string {
+export function ratesCte(orgParam: string, currencyParam: string): string {
   return `rates AS (
   SELECT currency,
          CAST(day - DATE '1970-01-01' AS INTEGER) AS from_day,
          coalesce(CAST(lead(day) OVER (PARTITION BY currency ORDER BY day) - DATE '1970-01-01' AS INTEGER), 2147483647) AS to_day,
          CAST(rate AS DOUBLE PRECISION) AS rate
     FROM fx_rates
-   WHERE org_id = ${orgParam}
+   WHERE org_id = ${orgParam} AND quote = ${currencyParam}
 )`;
 }
 

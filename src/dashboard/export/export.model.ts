@@ -47,6 +47,8 @@ export function exportWindow(query: Pick<ExportQuery, 'from' | 'to'>, now: Date)
 export const CLICK_EXPORT_COLUMNS = [
   'id', 'createdAt', 'gclid', 'gbraid', 'wbraid', 'campaignExtId', 'adGroupExtId', 'creativeId', 'keyword', 'matchType', 'network',
   'device', 'nextHopUrl', 'transparentParamPresent', 'forceTransparent', 'isBot', 'latencyMs', 'dropReason', 'riskScore', 'riskReasons', 'route',
+  // Past the read model's fields: what the breakdowns group by (docs/dashboard.md, "Exports").
+  'country', 'region', 'os', 'device_type', 'link', 'campaignId',
 ] as const;
 export const CONVERSION_EXPORT_COLUMNS = ['id', 'createdAt', 'clickId', 'campaignId', 'eventName', 'value', 'currency', 'orderId', 'gclid', 'source'] as const;
 export const PIVOT_EXPORT_COLUMNS = ['day', 'campaign_id', 'campaign', 'clicks', 'installs', 'conversions', 'revenue', 'spend', 'cpi', 'roas'] as const;

@@ -22,7 +22,7 @@ export type ClickExportRow = Pick<
   ClickRecord,
   | 'id' | 'gclid' | 'gbraid' | 'wbraid' | 'campaign_ext_id' | 'ad_group_ext_id' | 'creative_id' | 'keyword' | 'match_type'
   | 'network' | 'device' | 'next_hop_url' | 'transparent_param_present' | 'force_transparent' | 'is_bot' | 'latency_ms'
-  | 'drop_reason' | 'risk_score'
+  | 'drop_reason' | 'risk_score' | 'country' | 'region' | 'os_family' | 'device_type' | 'link_id' | 'campaign_id'
 > & {
   cursor_at: string;
   created_at: Date;
@@ -44,7 +44,8 @@ export function selectClickPage(mirror: Pick<Mirror, 'query'>, page: ExportPage)
   return mirror.query<ClickExportRow>(
     `SELECT id, CAST(created_at AS VARCHAR) AS cursor_at, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id, creative_id,
             keyword, match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot, latency_ms,
-            drop_reason, risk_score, CAST(risk_reasons AS VARCHAR) AS risk_reasons, CAST(route AS VARCHAR) AS route
+            drop_reason, risk_score, CAST(risk_reasons AS VARCHAR) AS risk_reasons, CAST(route AS VARCHAR) AS route,
+            country, region, os_family, device_type, link_id, campaign_id
        FROM clicks
       WHERE ${WINDOW_AFTER}
       ORDER BY created_at, id

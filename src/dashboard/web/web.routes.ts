@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { Mirror } from '../../analytics/mirror/mirror';
-import { campaignPivot } from '../../analytics/pivot';
+import { organizationPivot } from '../../analytics/pivot';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
 import { listApiKeys } from '../../auth/api-keys';
@@ -103,8 +103,8 @@ export function webRoutes(deps: WebDeps) {
       signedIn(request, async (session) => {
         const now = deps.clock();
         const window = orDefault(() => exportWindow(query, now), () => exportWindow({}, now));
-        const rows = await campaignPivot(deps.mirror, { orgId: session.orgId, ...window.value });
-        return campaignsPage(rows, window.value, window.error);
+        const report = await organizationPivot(deps, { orgId: session.orgId, ...window.value });
+        return campaignsPage(report, window.value, window.error);
       }), {
       query: t.Object({ from: t.Optional(t.String({ maxLength: 10 })), to: t.Optional(t.String({ maxLength: 10 })) }),
       ...page('Campaigns report: the pivot as a table and a chart, with the CSV'),

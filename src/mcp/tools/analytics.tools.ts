@@ -3,7 +3,7 @@
  * campaign report (the dashboard's pivot summed per campaign). All read the DuckDB mirror.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { campaignPivot, campaignTotals, type PivotRow, type PivotTotals } from '../../analytics/pivot';
+import { campaignTotals, organizationPivot, type PivotRow, type PivotTotals } from '../../analytics/pivot';
 import { MAX_REPORT_DAYS, parseReportRange, ReportDay } from '../../analytics/report-range';
 import {
   CLICK_GROUPS,
@@ -102,10 +102,12 @@ const totalsFields = {
   clicks: Count('clicks that count (not dropped)'),
   installs: Count('installs attributed to the campaign'),
   conversions: Count('conversions recorded for the campaign'),
-  revenue: Money('conversion values plus purchase and ad revenue of its installs, as reported'),
-  spend: Money('spend from cost imports'),
-  cpi: Ratio('spend / installs; null without installs'),
-  roas: Ratio('revenue / spend; null without spend'),
+  revenue: Money("conversion values plus purchase and ad revenue of its installs, in the organization's reporting currency"),
+  spend: Money("spend from cost imports, in the organization's reporting currency"),
+  cpi: Ratio('spend / installs; null without installs or when some spend could not be converted'),
+  roas: Ratio('revenue / spend; null without spend or when some revenue or spend could not be converted'),
+  unconverted: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'revenue with no exchange rate on or before its day, by currency, left out of revenue; absent when none' })),
+  unconverted_spend: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'spend with no exchange rate on or before its day, by currency, left out of spend; absent when none' })),
 };
 
 export const campaignReportTool = keyedTool({
@@ -114,7 +116,9 @@ export const campaignReportTool = keyedTool({
   description:
     "The dashboard's campaign pivot summed per campaign over a period: clicks, installs, conversions, revenue (conversion values, " +
     'in-app purchases, ad revenue and store subscription payments less refunds of the installs), spend (cost imports), CPI = spend / installs and ROAS = revenue / spend ' +
-    `(null when undefined). campaign_id null gathers what belongs to no campaign (organic installs, say). Amounts are summed as reported, without currency conversion. ${RANGE_NOTE}`,
+    '(null when undefined). campaign_id null gathers what belongs to no campaign (organic installs, say). Days are days in the organization\'s ' +
+    'reporting time zone and amounts are converted into its reporting currency (GET /api/v1/settings); an amount with no exchange rate on or ' +
+    `before its day is left out and listed under unconverted (revenue) or unconverted_spend, by currency. ${RANGE_NOTE}`,
   input: Type.Object(range, { additionalProperties: false }),
   output: Type.Object({
     from: Type.String(),
@@ -125,7 +129,8 @@ export const campaignReportTool = keyedTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, deps, principal) {
     const period = parseReportRange(args);
-    const { campaigns, total } = campaignTotals(await campaignPivot(deps.mirror, { orgId: principal.orgId, from: period.from, to: period.to }));
+    const report = await organizationPivot(deps, { orgId: principal.orgId, from: period.from, to: period.to });
+    const { campaigns, total } = campaignTotals(report.rows);
     return { from: period.from, to: period.to, campaigns, total };
   },
   render: renderCampaignReport,
@@ -136,6 +141,11 @@ export function renderCampaignReport({ from, to, campaigns, total }: { from: str
     ...campaigns.map((row) => ({ ...row, name: row.campaign_id === null ? '(no campaign)' : (row.campaign ?? row.campaign_id) })),
     { ...total, campaign_id: null, campaign: null, name: '**total**' },
   ];
+  const apart = (sums: Record<string, number> | undefined) => Object.entries(sums ?? {}).map(([currency, sum]) => `${amount(sum)} ${currency}`).join(', ');
+  const notes = [
+    total.unconverted ? `\n\nRevenue with no exchange rate, left out: ${apart(total.unconverted)}.` : '',
+    total.unconverted_spend ? `\n\nSpend with no exchange rate, left out: ${apart(total.unconverted_spend)}.` : '',
+  ].join('');
   return `Campaigns from ${from} to ${to}\n\n${table(rows, [
     { title: 'campaign', value: (row) => row.name },
     { title: 'clicks', value: (row) => row.clicks },
@@ -145,5 +155,5 @@ export function renderCampaignReport({ from, to, campaigns, total }: { from: str
     { title: 'spend', value: (row) => amount(row.spend) },
     { title: 'cpi', value: (row) => amount(row.cpi) },
     { title: 'roas', value: (row) => amount(row.roas) },
-  ])}`;
+  ])}${notes}`;
 }

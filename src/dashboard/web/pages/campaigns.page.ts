@@ -1,4 +1,4 @@
-import type { PivotRow } from '../../../analytics/pivot';
+import type { PivotReport } from '../../../analytics/pivot';
 import { html, jsonBlock, type Html } from '../html';
 import { appPage } from '../layout';
 
@@ -6,7 +6,13 @@ const money = (value: number) => value.toFixed(2);
 const ratio = (value: number | null, digits: number) => (value === null ? '—' : value.toFixed(digits));
 
 /** GET /campaigns: the pivot by day and campaign, spend against revenue, CPI and ROAS by day, and the CSV. */
-export function campaignsPage(rows: readonly PivotRow[], window: { from: string; to: string }, notice: string | null = null): Html {
+export function campaignsPage(report: PivotReport, window: { from: string; to: string }, notice: string | null = null): Html {
+  const { rows } = report;
+  const apart = (sums: Record<string, number>) => Object.entries(sums).map(([currency, sum]) => `${sum} ${currency}`).join(', ');
+  const unconverted = [
+    Object.keys(report.unconverted).length > 0 ? `revenue ${apart(report.unconverted)}` : '',
+    Object.keys(report.unconverted_spend).length > 0 ? `spend ${apart(report.unconverted_spend)}` : '',
+  ].filter(Boolean).join('; ');
   const totals = rows.reduce((sum, row) => ({ spend: sum.spend + row.spend, revenue: sum.revenue + row.revenue, installs: sum.installs + row.installs }), { spend: 0, revenue: 0, installs: 0 });
   const body = rows.map(
     (row) => html`<tr><td>${row.day}</td><td>${row.campaign ?? (row.campaign_id ? row.campaign_id : html`<span class="muted">no campaign</span>`)}</td>
@@ -24,7 +30,8 @@ export function campaignsPage(rows: readonly PivotRow[], window: { from: string;
 </form>
 <div class="panel">
 <h2>Spend, revenue, CPI and ROAS by day</h2>
-<p class="muted small">Spend ${money(totals.spend)} · revenue ${money(totals.revenue)} · ROAS ${ratio(totals.spend > 0 ? totals.revenue / totals.spend : null, 2)} · CPI ${ratio(totals.installs > 0 ? totals.spend / totals.installs : null, 2)} (UTC days, ${window.from} to ${window.to})</p>
+<p class="muted small">Spend ${money(totals.spend)} · revenue ${money(totals.revenue)} · ROAS ${ratio(totals.spend > 0 && unconverted === '' ? totals.revenue / totals.spend : null, 2)} · CPI ${ratio(totals.installs > 0 && Object.keys(report.unconverted_spend).length === 0 ? totals.spend / totals.installs : null, 2)} (days in ${report.timezone}, amounts in ${report.currency}, ${window.from} to ${window.to})</p>
+${unconverted ? html`<p class="small" role="note">Left out for want of an exchange rate: ${unconverted}.</p>` : ''}
 <div id="pivot-chart" class="chart" role="img" aria-label="Spend and revenue per day, with CPI and ROAS"></div>
 </div>
 <div class="panel">

@@ -1,0 +1,24 @@
+import { Elysia } from 'elysia';
+import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import { documented } from '../http/documented';
+import { strictBody } from '../http/strict-body';
+import { ListFxRatesAnswer, ListFxRatesQuery, PutFxRatesAnswer, PutFxRatesBody } from './fx-rates.model';
+import { listFxRates, putFxRates } from './fx-rates.service';
+
+/** Exchange rates into the reporting currency (docs/reports.md, "Exchange rates"), API key. */
+export function fxRatesRoutes(deps: AuthDeps) {
+  const { db } = deps;
+  return new Elysia({ name: 'fx-rates' })
+    .use(authPlugin(deps))
+    .put('/api/v1/fx-rates', ({ body, principal }) => putFxRates({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, body.rates), {
+      apiKey: true,
+      body: PutFxRatesBody,
+      transform: strictBody(PutFxRatesBody),
+      detail: { summary: 'Upsert exchange rates on currency plus day', ...documented({ 200: ['rates upserted', PutFxRatesAnswer] }) },
+    })
+    .get('/api/v1/fx-rates', ({ query, principal }) => listFxRates({ db }, principal.orgId, query), {
+      apiKey: true,
+      query: ListFxRatesQuery,
+      detail: { summary: 'List exchange rates, newest day first', ...documented({ 200: ['the rates', ListFxRatesAnswer] }) },
+    });
+}
