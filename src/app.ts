@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { breakdownRoutes } from './analytics/breakdown/breakdown.routes';
+import { cohortsRoutes } from './analytics/cohorts/cohorts.routes';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
@@ -69,6 +70,7 @@ function createApp(services: Services, native: NativeRoutes) {
     conversionsRoutes(services),
     postbacksRoutes(services),
     costsRoutes(services),
+    cohortsRoutes(services),
     fxRatesRoutes(services),
     settingsRoutes(services),
     impressionsRoutes(services),

@@ -50,6 +50,13 @@ export function listApps(db: Queryable, orgId: string, limit: number): Promise<A
   return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
 }
 
+/** Names of the organization's apps among `ids` (apps are not mirrored: report labels come from here). */
+export async function selectAppNames(db: Queryable, orgId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; name: string }>('SELECT id, name FROM apps WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 /** Whether the id names an app of this organization (another organization's id reads as unknown). */
 export async function appExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM apps WHERE id = $1 AND org_id = $2', [id, orgId]);

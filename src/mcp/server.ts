@@ -23,6 +23,7 @@ import { PROMPTS, type McpPrompt } from './prompts';
 import { callTool, describeTool, type McpDeps, type McpTool } from './tool';
 import { campaignReportTool, clicksSummaryTool, conversionsSummaryTool, installsSummaryTool } from './tools/analytics.tools';
 import { breakdownReportTool } from './tools/breakdown.tools';
+import { cohortReportTool } from './tools/cohorts.tools';
 import { getDoc, searchDocs } from './tools/docs.tools';
 import { getLinkTool, listLinksTool } from './tools/links.tools';
 import { setLinkStatusTool, testSmartLinkRoute, updateSmartLinkRouting } from './tools/manage.tools';
@@ -38,6 +39,7 @@ export const TOOLS: readonly McpTool[] = [
   installsSummaryTool,
   campaignReportTool,
   breakdownReportTool,
+  cohortReportTool,
   invalidClicksTool,
   updateSmartLinkRouting,
   setLinkStatusTool,
@@ -69,7 +71,7 @@ function instructions(principal: ApiKeyPrincipal | null): string {
     : 'No valid API key was presented (header Authorization: Bearer svc_live_...): only the documentation tools, resources and the write_smart_link_rules prompt are available.';
   return (
     'Click tracking, attribution and conversion service. search_docs and get_doc answer how it works; list_links and get_link show links; ' +
-    'clicks_summary, conversions_summary, installs_summary, campaign_report, breakdown_report and invalid_clicks report on a period; update_smart_link_routing ' +
+    'clicks_summary, conversions_summary, installs_summary, campaign_report, breakdown_report, cohort_report and invalid_clicks report on a period; update_smart_link_routing ' +
     `and set_link_status change a link (full replacements, safe to repeat); test_smart_link_route tries a visit without recording it. ${scope}`
   );
 }

@@ -13,10 +13,11 @@ import { strictBody } from '../http/strict-body';
 import type { LinksDeps } from '../links/links.service';
 import type { ExportDeps } from '../protect/export/export.service';
 import type { RouteTestDeps } from '../smartlinks/route-test.service';
+import type { Clock } from '../shared/ids';
 import { jsonSchema } from './json-schema';
 
-/** The services the tools call: those of the links API, the route test, the pivot and the invalid-click export. */
-export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version' | 'baseUrl'> };
+/** The services the tools call: those of the links API, the route test, the reports (and their clock) and the invalid-click export. */
+export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version' | 'baseUrl'>; clock: Clock };
 
 interface ToolSpec<I extends TSchema, O> {
   name: string;

@@ -63,6 +63,7 @@ for (const backend of await e2eBackends()) {
       installs_summary: { ...WEEK, group_by: 'method' },
       campaign_report: WEEK,
       breakdown_report: { ...WEEK, group_by: 'country,os' },
+      cohort_report: { ...WEEK, group_by: 'campaign,day', days: '0,1,7' },
       invalid_clicks: { days: 7 },
       update_smart_link_routing: { link_id: link.id, rules: RULES },
       set_link_status: { link_id: link.id, status: 'active' },

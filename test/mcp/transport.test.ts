@@ -41,7 +41,7 @@ for (const backend of backends()) {
         expect(client.getInstructions()).toContain('An API key was presented');
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name)).toEqual([...DOCS_TOOLS, ...KEYED_TOOLS]);
-        expect(KEYED_TOOLS).toEqual(expect.arrayContaining(['update_smart_link_routing', 'set_link_status', 'test_smart_link_route', 'campaign_report', 'breakdown_report', 'invalid_clicks']));
+        expect(KEYED_TOOLS).toEqual(expect.arrayContaining(['update_smart_link_routing', 'set_link_status', 'test_smart_link_route', 'campaign_report', 'breakdown_report', 'cohort_report', 'invalid_clicks']));
         for (const tool of tools) {
           expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
           expect(tool.outputSchema).toMatchObject({ type: 'object' });

@@ -60,8 +60,14 @@ for (const backend of backends()) {
       expect(conversion.properties.click_id).toMatchObject({ type: 'string', minLength: 4, maxLength: 64 });
       expect(conversion.additionalProperties).toBe(false);
       const exportOp = operation('GET', '/api/dashboard/export');
-      expect(exportOp.parameters!.map((p) => [p.name, p.in, p.required])).toEqual([['type', 'query', true], ['from', 'query', false], ['to', 'query', false]]);
-      expect(exportOp.parameters![0]!.schema.anyOf.map((s: { const: string }) => s.const)).toEqual(['clicks', 'conversions', 'pivot']);
+      expect(exportOp.parameters!.slice(0, 3).map((p) => [p.name, p.in, p.required])).toEqual([['type', 'query', true], ['from', 'query', false], ['to', 'query', false]]);
+      expect(exportOp.parameters!.slice(3).map((p) => p.name)).toEqual(['group_by', 'days', 'campaign_id', 'partner', 'app_id', 'country', 'platform', 'reattributions', 'activity']);
+      expect(exportOp.parameters![0]!.schema.anyOf.map((s: { const: string }) => s.const)).toEqual(['clicks', 'conversions', 'pivot', 'cohorts']);
+      const cohorts = operation('GET', '/api/v1/reports/cohorts');
+      expect(cohorts.security).toEqual([{ apiKey: [] }]);
+      expect(cohorts.parameters!.filter((p) => p.required).map((p) => p.name)).toEqual(['from', 'to']);
+      expect(Object.keys(cohorts.responses['200'].content['application/json'].schema.properties)).toContain('unconverted');
+      expect(operation('GET', '/api/dashboard/reports/cohorts').security).toEqual([{ session: [] }]);
       expect(Object.keys(exportOp.responses['200'].content)).toEqual(['text/csv']);
       const realtime = operation('GET', '/api/dashboard/realtime').responses['200'].content;
       expect(realtime['application/json'].schema.properties.per_minute.minItems).toBe(15);

@@ -97,6 +97,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
       }),
     },
     'GET /api/dashboard/apps': { path: '/api/dashboard/apps?limit=5' },
+    'GET /api/dashboard/reports/cohorts': { path: `/api/dashboard/reports/cohorts?from=${day}&to=${today}&group_by=campaign,day&days=0,1,7&campaign_id=${campaign.id}&app_id=${app.id}&partner=meta&country=US&platform=android&reattributions=include&activity=sessions` },
     'GET /api/dashboard/export': { path: `/api/dashboard/export?type=clicks&from=${day}&to=${day}` },
     'GET /api/dashboard/reports/breakdown': { path: `/api/dashboard/reports/breakdown?from=${day}&to=${day}&group_by=country,os&partner=meta` },
     'PUT /api/dashboard/integrations/google-ads': {
@@ -253,6 +254,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     },
     'GET /api/v1/tv-airings': { path: '/api/v1/tv-airings?limit=5' },
     'GET /api/v1/reports/breakdown': { path: `/api/v1/reports/breakdown?from=${day}&to=${day}&group_by=campaign&campaign_id=${campaign.id}&app_id=${app.id}&country=DE&platform=android` },
+    'GET /api/v1/reports/cohorts': { path: `/api/v1/reports/cohorts?from=${day}&to=${today}&group_by=campaign,day&days=0,1,7&campaign_id=${campaign.id}&app_id=${app.id}&partner=meta&country=US&platform=android&reattributions=include&activity=sessions` },
     'GET /api/v1/uninstalls': { path: `/api/v1/uninstalls?app_id=${app.id}&from=${day}&to=${today}` },
     'GET /campaigns': { path: `/campaigns?from=${day}&to=${day}` },
     'GET /invalid-clicks': { path: '/invalid-clicks?days=7' },

@@ -3,15 +3,16 @@ import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { exportWindow, ExportQuery } from './export.model';
 import { dashboardExport, type DashboardExportDeps } from './export.service';
 
-/** GET /api/dashboard/export (session): a CSV of clicks, conversions or the campaign pivot, streamed from the mirror. */
+/** GET /api/dashboard/export (session): a CSV of clicks, conversions, the campaign pivot or the cohort report, from the mirror. */
 export function dashboardExportRoutes(deps: AuthDeps & DashboardExportDeps) {
   return new Elysia({ name: 'dashboard-export' })
     .use(authPlugin(deps))
     .get(
       '/api/dashboard/export',
       async ({ query, session }) => {
-        const window = exportWindow(query, deps.clock());
-        const csv = await dashboardExport(deps, session.orgId, { type: query.type, ...window });
+        const { type, from, to, ...cohorts } = query;
+        const window = exportWindow({ from, to }, deps.clock());
+        const csv = await dashboardExport(deps, session.orgId, { type, ...window, cohorts });
         return new Response(csv.body, {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
@@ -24,7 +25,7 @@ export function dashboardExportRoutes(deps: AuthDeps & DashboardExportDeps) {
         session: true,
         query: ExportQuery,
         detail: {
-          summary: 'CSV export of clicks, conversions or the campaign pivot',
+          summary: 'CSV export of clicks, conversions, the campaign pivot or the cohort report',
           responses: { 200: { description: 'the CSV, as an attachment', content: { 'text/csv': { schema: { type: 'string' } } } } },
         },
       },

@@ -1,3 +1,5 @@
+import type { CohortQueryText } from '../../analytics/cohorts/cohorts.model';
+import { cohortReport } from '../../analytics/cohorts/cohorts.service';
 import type { Mirror } from '../../analytics/mirror/mirror';
 import type { Queryable } from '../../db/db';
 import { selectLinkSlugs } from '../../links/links.repo';
@@ -5,6 +7,7 @@ import { organizationPivot, type PivotRow } from '../../analytics/pivot';
 import { orderReasons } from '../../tracking/risk/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';
 import type { Clock } from '../../shared/ids';
+import { cohortCsvRecords } from './cohort-csv';
 import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS, type ExportType } from './export.model';
 import { selectClickPage, selectConversionPage, type ClickExportRow, type ConversionExportRow, type ExportPage } from './export.repo';
 
@@ -70,15 +73,20 @@ export interface DashboardExport {
 /**
  * GET /api/dashboard/export: the organization's clicks, conversions or campaign pivot for the
  * days `from` to `to` (both included; UTC days, the pivot's in the reporting zone), from the
- * mirror once it has caught up.
+ * mirror once it has caught up; or the cohort report of the installs of those days (in the
+ * reporting zone).
  */
 export async function dashboardExport(
   deps: DashboardExportDeps,
   orgId: string,
-  request: { type: ExportType; from: string; to: string },
+  request: { type: ExportType; from: string; to: string; cohorts?: Omit<CohortQueryText, 'from' | 'to'> },
   pageRows = EXPORT_PAGE_ROWS,
 ): Promise<DashboardExport> {
   const filename = `${request.type}-${request.from}-${request.to}.csv`;
+  if (request.type === 'cohorts') {
+    const report = await cohortReport(deps, orgId, { ...request.cohorts, from: request.from, to: request.to });
+    return { filename, body: new Blob([csvRecords(cohortCsvRecords(report))]).stream() };
+  }
   if (request.type === 'pivot') {
     return { filename, body: new Blob([await pivotCsv(deps, orgId, request)]).stream() };
   }
