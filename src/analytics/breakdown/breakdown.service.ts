@@ -60,8 +60,14 @@ function addTo(sums: Sums, more: Sums): void {
   }
 }
 
-/** Sums with their ratios; a ratio with nothing to divide by is null, never 0 or infinity. */
+/**
+ * Sums with their ratios; a ratio with nothing to divide by is null, never 0 or infinity, and so
+ * is one over an amount partly unconverted, as in every report (docs/reports.md, "Exchange
+ * rates"): the known part alone would give a wrong ratio, not a smaller one.
+ */
 function withRatios(sums: Sums): BreakdownTotal {
+  const revenueWhole = Object.values(sums.unconverted).every((amount) => amount === 0);
+  const spendWhole = Object.values(sums.unconverted_spend).every((amount) => amount === 0);
   return {
     clicks: sums.clicks,
     invalid_clicks: sums.invalid_clicks,
@@ -69,8 +75,8 @@ function withRatios(sums: Sums): BreakdownTotal {
     conversions: sums.conversions,
     revenue: round(sums.revenue),
     spend: round(sums.spend),
-    cpi: sums.installs > 0 ? round(sums.spend / sums.installs) : null,
-    roas: sums.spend > 0 ? round(sums.revenue / sums.spend) : null,
+    cpi: sums.installs > 0 && spendWhole ? round(sums.spend / sums.installs) : null,
+    roas: sums.spend > 0 && revenueWhole && spendWhole ? round(sums.revenue / sums.spend) : null,
     cvr: sums.clicks > 0 ? round(sums.installs / sums.clicks) : null,
     unconverted: rounded(sums.unconverted),
     unconverted_spend: rounded(sums.unconverted_spend),

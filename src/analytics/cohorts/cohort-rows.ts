@@ -13,8 +13,12 @@ interface Unit {
   installs: number;
   reattributions: number;
   spend: number;
+  /** Spend with no rate, in any currency: while there is some, no ratio over spend is shown. */
+  spendApart: number;
   retained: Map<number, number>;
   revenue: Map<number, number>;
+  /** Revenue through day n with no rate: while there is some, no ratio over that revenue is shown. */
+  revenueApart: Map<number, number>;
   uninstalled: Map<number, number>;
 }
 
@@ -41,7 +45,7 @@ export interface Shaped {
   unconverted_spend: Record<string, number>;
 }
 
-const newUnit = (): Unit => ({ installs: 0, reattributions: 0, spend: 0, retained: new Map(), revenue: new Map(), uninstalled: new Map() });
+const newUnit = (): Unit => ({ installs: 0, reattributions: 0, spend: 0, spendApart: 0, retained: new Map(), revenue: new Map(), revenueApart: new Map(), uninstalled: new Map() });
 const add = (map: Map<number, number>, n: number, value: number) => map.set(n, (map.get(n) ?? 0) + value);
 
 function unitOf(units: Map<number, Unit>, day: number): Unit {
@@ -59,12 +63,14 @@ function addFact(unit: Unit, fact: CohortFact): void {
       break;
     case 'spend':
       unit.spend += v1;
+      unit.spendApart += Math.abs(Number(fact.v2 ?? 0));
       break;
     case 'retained':
       add(unit.retained, fact.n!, v1);
       break;
     case 'revenue':
       add(unit.revenue, fact.n!, v1);
+      add(unit.revenueApart, fact.n!, Math.abs(Number(fact.v2 ?? 0)));
       break;
     case 'uninstalled':
       add(unit.uninstalled, fact.n!, v1);
@@ -102,11 +108,16 @@ export function shapeCohorts(facts: readonly CohortFact[], options: ShapeOptions
   };
 }
 
-/** The measures of a set of install days: each cohort day over the install days that reached it. */
+/**
+ * The measures of a set of install days: each cohort day over the install days that reached it.
+ * A ratio over an amount partly unconverted is null, as in every report (docs/reports.md,
+ * "Exchange rates"): the known part alone would give a wrong ratio, not a smaller one.
+ */
 function measures(units: Map<number, Unit>, options: ShapeOptions, spendKnown: boolean): CohortTotal {
   const all = [...units.entries()];
   const installs = sum(all, (unit) => unit.installs);
   const spend = spendKnown ? money(sum(all, (unit) => unit.spend)) : null;
+  const spendWhole = sum(all, (unit) => unit.spendApart) === 0;
   const days = options.days.map((n): CohortDay => {
     const reached = all.filter(([day]) => day + n <= options.today);
     if (reached.length === 0) return { day: n, installs: null, retained: null, retention: null, revenue: null, arpu: null, roas: null, uninstalled: null };
@@ -114,14 +125,16 @@ function measures(units: Map<number, Unit>, options: ShapeOptions, spendKnown: b
     const retained = sum(reached, (unit) => unit.retained.get(n) ?? 0);
     const revenue = money(sum(reached, (unit) => unit.revenue.get(n) ?? 0));
     const paid = sum(reached, (unit) => unit.spend);
+    const revenueWhole = sum(reached, (unit) => unit.revenueApart.get(n) ?? 0) === 0;
+    const paidWhole = sum(reached, (unit) => unit.spendApart) === 0;
     return {
       day: n,
       installs: cohort,
       retained,
       retention: cohort > 0 ? ratio(retained / cohort) : null,
       revenue,
-      arpu: cohort > 0 ? ratio(revenue / cohort) : null,
-      roas: spendKnown && paid > 0 ? ratio(revenue / paid) : null,
+      arpu: cohort > 0 && revenueWhole ? ratio(revenue / cohort) : null,
+      roas: spendKnown && paid > 0 && revenueWhole && paidWhole ? ratio(revenue / paid) : null,
       uninstalled: sum(reached, (unit) => unit.uninstalled.get(n) ?? 0),
     };
   });
@@ -129,7 +142,7 @@ function measures(units: Map<number, Unit>, options: ShapeOptions, spendKnown: b
     installs,
     reattributions: sum(all, (unit) => unit.reattributions),
     spend,
-    cpi: spend !== null && installs > 0 ? ratio(spend / installs) : null,
+    cpi: spend !== null && installs > 0 && spendWhole ? ratio(spend / installs) : null,
     days,
   };
 }

@@ -60,7 +60,15 @@ type Metrics = { clicks: number; invalid_clicks: number; installs: number; conve
 const m = (fields: Partial<Metrics>): Metrics => {
   const all = { clicks: 0, invalid_clicks: 0, installs: 0, conversions: 0, revenue: 0, spend: 0, unconverted: {}, unconverted_spend: {}, ...fields };
   const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1e6) / 1e6 : null);
-  return { ...all, cpi: ratio(all.spend, all.installs), roas: ratio(all.revenue, all.spend), cvr: ratio(all.installs, all.clicks) };
+  // A ratio over an amount partly unconverted is null (docs/reports.md, "Exchange rates").
+  const revenueWhole = Object.keys(all.unconverted).length === 0;
+  const spendWhole = Object.keys(all.unconverted_spend).length === 0;
+  return {
+    ...all,
+    cpi: spendWhole ? ratio(all.spend, all.installs) : null,
+    roas: revenueWhole && spendWhole ? ratio(all.revenue, all.spend) : null,
+    cvr: ratio(all.installs, all.clicks),
+  };
 };
 
 for (const backend of backends()) {
@@ -96,7 +104,8 @@ for (const backend of backends()) {
         unconverted: { EUR: 5 },
         unconverted_spend: {},
       });
-      expect(total).toMatchObject({ cpi: 14, roas: 0.738095, cvr: 0.75 });
+      // 5 EUR unconverted: no ROAS over the 31 converted (docs/reports.md, "Exchange rates").
+      expect(total).toMatchObject({ cpi: 14, roas: null, cvr: 0.75 });
     });
 
     test('by partner: organic installs apart from what has no campaign', async () => {
@@ -166,6 +175,8 @@ for (const backend of backends()) {
         { day: D0, ...m({ clicks: 1, unconverted_spend: { USD: 6 } }) },
         { day: D1, ...m({ conversions: 3, revenue: 7, spend: 4, unconverted: { GBP: 3 } }) },
       ]);
+      // 7 EUR of revenue over 4 EUR of spend, but 3 GBP unconverted beside it: no ROAS, not 1.75.
+      expect(answer.rows[1]).toMatchObject({ revenue: 7, spend: 4, roas: null });
     });
 
     test('the same SQL answers the same on the database itself', async () => {

@@ -5,7 +5,7 @@ import { testMirror } from '../mirror/mirror.helpers';
 import { at, workedExample } from './support';
 
 /** The worked example of docs/reports.md, "Cohorts": the same rows, the same numbers. */
-const day = (n: number, fields: Record<string, number>): any => ({ day: n, ...fields });
+const day = (n: number, fields: Record<string, number | null>): any => ({ day: n, ...fields });
 const unreached = (n: number) => ({ day: n, installs: null, retained: null, retention: null, revenue: null, arpu: null, roas: null, uninstalled: null });
 
 for (const backend of backends()) {
@@ -33,10 +33,10 @@ for (const backend of backends()) {
           {
             campaign_id: null, campaign: null, installs: 1, reattributions: 0, spend: 0, cpi: 0,
             days: [
-              { ...day(0, { installs: 1, retained: 1, retention: 1, revenue: 0, arpu: 0, uninstalled: 0 }), roas: null },
-              { ...day(1, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: 0, uninstalled: 0 }), roas: null },
-              { ...day(3, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: 0, uninstalled: 1 }), roas: null },
-              { ...day(7, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: 0, uninstalled: 1 }), roas: null },
+              { ...day(0, { installs: 1, retained: 1, retention: 1, revenue: 0, arpu: null, uninstalled: 0 }), roas: null },
+              { ...day(1, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: null, uninstalled: 0 }), roas: null },
+              { ...day(3, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: null, uninstalled: 1 }), roas: null },
+              { ...day(7, { installs: 1, retained: 0, retention: 0, revenue: 0, arpu: null, uninstalled: 1 }), roas: null },
               unreached(14),
             ],
           },
@@ -44,10 +44,10 @@ for (const backend of backends()) {
         total: {
           installs: 3, reattributions: 0, spend: 30, cpi: 10,
           days: [
-            day(0, { installs: 3, retained: 2, retention: 0.6667, revenue: 0, arpu: 0, roas: 0, uninstalled: 0 }),
-            day(1, { installs: 3, retained: 2, retention: 0.6667, revenue: 5, arpu: 1.6667, roas: 0.1667, uninstalled: 0 }),
-            day(3, { installs: 3, retained: 1, retention: 0.3333, revenue: 14, arpu: 4.6667, roas: 0.4667, uninstalled: 1 }),
-            day(7, { installs: 3, retained: 1, retention: 0.3333, revenue: 14, arpu: 4.6667, roas: 0.4667, uninstalled: 1 }),
+            day(0, { installs: 3, retained: 2, retention: 0.6667, revenue: 0, arpu: null, roas: null, uninstalled: 0 }),
+            day(1, { installs: 3, retained: 2, retention: 0.6667, revenue: 5, arpu: null, roas: null, uninstalled: 0 }),
+            day(3, { installs: 3, retained: 1, retention: 0.3333, revenue: 14, arpu: null, roas: null, uninstalled: 1 }),
+            day(7, { installs: 3, retained: 1, retention: 0.3333, revenue: 14, arpu: null, roas: null, uninstalled: 1 }),
             unreached(14),
           ],
         },
