@@ -6,7 +6,6 @@
  * node's MIRROR_THREADS and with every core, against the same SQL on Postgres, in one run. Both
  * stores are seeded by the same deterministic SQL, and the answers must be equal. One JSON line.
  */
-import { DuckDBInstance } from '@duckdb/node-api';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createMirror } from '../src/analytics/mirror/mirror';
@@ -16,6 +15,7 @@ import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
 import { scratchDir } from './scratch-dir';
 import { throwawayDatabase } from './throwaway-database';
+import { DUCKDB_SPELLING, median, parallelWorkers, POSTGRES_SPELLING, seedDuck, seedPostgres, timed } from './two-stores';
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -25,7 +25,6 @@ const FROM = '2026-08-01';
 const TO = '2026-08-30';
 const ORG = 'org_bench';
 const APP = 'app_bench';
-const CHUNK = 1_000_000;
 const TARGET_DUCKDB_MS = 1000;
 const TARGET_RATIO = 10;
 
@@ -68,8 +67,8 @@ function seedSelects(text: (x: string) => string, secs: (x: string) => string) {
   };
 }
 
-const postgresSeed = seedSelects((x) => `(${x})::text`, (x) => `make_interval(secs => ${x})`);
-const duckSeed = seedSelects((x) => `CAST(${x} AS VARCHAR)`, (x) => `to_seconds(${x})`);
+const postgresSeed = seedSelects(POSTGRES_SPELLING.text, POSTGRES_SPELLING.secs);
+const duckSeed = seedSelects(DUCKDB_SPELLING.text, DUCKDB_SPELLING.secs);
 
 /** Campaigns, the app and the costs (50 campaigns x 30 days) are small: the same VALUES in both stores. */
 function smallRows() {
@@ -78,82 +77,16 @@ function smallRows() {
   for (let c = 0; c < CAMPAIGNS; c++) {
     for (let d = 0; d < DAYS; d++) {
       const day = new Date(Date.parse(`${FROM}T00:00:00Z`) + d * 86_400_000).toISOString().slice(0, 10);
-      costs.push(`('k${c}_${d}', '${ORG}', 'cmp_${c}', DATE '${day}', ${100 + c * 3 + d}.25)`);
+      costs.push(`('k${c}_${d}', '${ORG}', 'cmp_${c}', DATE '${day}', ${100 + c * 3 + d}.25, 'USD')`);
     }
   }
-  return { campaigns: campaigns.join(', '), costs: costs.join(', ') };
+  return [`INSERT INTO campaigns (id, org_id, name) VALUES ${campaigns.join(', ')}`, `INSERT INTO costs (id, org_id, campaign_id, day, spend, currency) VALUES ${costs.join(', ')}`];
 }
 
-async function seedPostgres(url: string): Promise<number> {
-  const started = performance.now();
-  const db = openPostgres(url, { max: 2 });
-  const small = smallRows();
-  await db.query(`INSERT INTO organizations (id, name) VALUES ('${ORG}', 'Bench')`);
-  await db.query(`INSERT INTO apps (id, org_id, name, platform, sdk_key, sdk_key_hash) VALUES ('${APP}', '${ORG}', 'App', 'android', 'sk_bench', 'bench')`);
-  await db.query(`INSERT INTO campaigns (id, org_id, name) VALUES ${small.campaigns}`);
-  await db.query(`INSERT INTO costs (id, org_id, campaign_id, day, spend) VALUES ${small.costs}`);
-  // Secondary indexes are dropped for the load and made again after it, as they were: one
-  // sort per index instead of ten million inserts into each.
-  const indexes = await db.query<{ indexname: string; indexdef: string }>(
-    `SELECT indexname, indexdef FROM pg_indexes
-      WHERE schemaname = current_schema() AND tablename IN ('clicks', 'installs', 'conversions', 'events')
-        AND indexname NOT IN (SELECT conname FROM pg_constraint)`,
-  );
-  for (const index of indexes) await db.query(`DROP INDEX ${index.indexname}`);
-  for (const [table, spec] of Object.entries(postgresSeed)) {
-    const total = COUNTS[table as keyof typeof COUNTS];
-    for (let from = 0; from < total; from += CHUNK) {
-      const to = Math.min(total, from + CHUNK) - 1;
-      await db.query(`INSERT INTO ${table} (${spec.columns}) SELECT ${spec.select} FROM generate_series(${from}::bigint, ${to}::bigint) AS g(i)`);
-      log(`postgres ${table} ${to + 1} / ${total}`);
-    }
-  }
-  for (const index of indexes) await db.query(index.indexdef);
-  log(`postgres ${indexes.length} indexes made again`);
-  await db.exec('VACUUM ANALYZE');
-  await db.close();
-  return (performance.now() - started) / 1000;
-}
-
-/** The DuckDB tables as the mirror creates them (one round on the empty database), then filled. */
-async function seedDuck(url: string, file: string): Promise<number> {
-  const started = performance.now();
-  const db = openPostgres(url, { max: 1 });
-  const empty = await createMirror({ db, path: file, intervalMs: 0, log: () => {} });
-  await empty.catchUp();
-  await empty.stop();
-  await db.close();
-  const instance = await DuckDBInstance.create(file, { threads: '2', memory_limit: '2GiB' });
-  const duck = await instance.connect();
-  const small = smallRows();
-  await duck.run(`INSERT INTO campaigns (id, org_id, name) VALUES ${small.campaigns}`);
-  await duck.run(`INSERT INTO costs (id, org_id, campaign_id, day, spend) VALUES ${small.costs}`);
-  for (const [table, spec] of Object.entries(duckSeed)) {
-    const total = COUNTS[table as keyof typeof COUNTS];
-    for (let from = 0; from < total; from += CHUNK) {
-      const to = Math.min(total, from + CHUNK);
-      await duck.run(`INSERT INTO ${table} (${spec.columns}) SELECT ${spec.select} FROM range(${from}, ${to}) AS g(i)`);
-    }
-    log(`duckdb ${table} ${total}`);
-  }
-  await duck.run('CHECKPOINT');
-  duck.closeSync();
-  instance.closeSync();
-  return (performance.now() - started) / 1000;
-}
-
-async function time<T>(run: () => Promise<T>): Promise<{ ms: number[]; result: T }> {
-  let result = await run(); // warm-up: caches filled, plans made
-  const ms: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    result = await run();
-    ms.push(Math.round((performance.now() - started) * 10) / 10);
-  }
-  return { ms, result };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const POSTGRES_ONLY = [
+  `INSERT INTO organizations (id, name) VALUES ('${ORG}', 'Bench')`,
+  `INSERT INTO apps (id, org_id, name, platform, sdk_key, sdk_key_hash) VALUES ('${APP}', '${ORG}', 'App', 'android', 'sk_bench', 'bench')`,
+];
 
 const database = await throwawayDatabase();
 try {
@@ -161,8 +94,8 @@ try {
   await migrate(setup);
   await setup.close();
   const file = join(scratchDir('pivot'), 'analytics.duckdb');
-  const duckSeedSeconds = await seedDuck(database.url, file);
-  const seedSeconds = await seedPostgres(database.url);
+  const duckSeedSeconds = await seedDuck(database.url, file, smallRows(), duckSeed, COUNTS, log);
+  const seedSeconds = await seedPostgres(database.url, [...POSTGRES_ONLY, ...smallRows()], postgresSeed, COUNTS, log);
 
   const params = pivotParams({ orgId: ORG, from: FROM, to: TO });
   const memoryMb = Number(process.env.MIRROR_MEMORY_MB ?? DEFAULT_MIRROR_MEMORY_MB);
@@ -173,11 +106,11 @@ try {
   const duck: { threads: number; ms: number[]; result: Record<string, unknown>[] }[] = [];
   for (const threads of threadCounts) {
     const mirror = await createMirror({ db, path: file, intervalMs: 0, memoryMb, threads, log: () => {} });
-    duck.push({ threads, ...(await time(() => mirror.query<Record<string, unknown>>(PIVOT_SQL, params))) });
+    duck.push({ threads, ...(await timed(RUNS, () => mirror.query<Record<string, unknown>>(PIVOT_SQL, params))) });
     await mirror.stop();
   }
-  const pg = await time(() => db.query<Record<string, unknown>>(PIVOT_SQL, params));
-  const [workers] = await db.query<{ max_parallel_workers_per_gather: string }>('SHOW max_parallel_workers_per_gather');
+  const pg = await timed(RUNS, () => db.query<Record<string, unknown>>(PIVOT_SQL, params));
+  const workers = await parallelWorkers(db);
   await db.close();
 
   const pgRows = JSON.stringify(pg.result.map(toPivotRow));
@@ -198,7 +131,7 @@ try {
     clicks_counted: rows.reduce((sum, row) => sum + row.clicks, 0),
     mirror_memory_mb: memoryMb,
     duckdb: runs,
-    postgres: { median_ms: pgMs, runs_ms: pg.ms, max_parallel_workers_per_gather: Number(workers?.max_parallel_workers_per_gather) },
+    postgres: { median_ms: pgMs, runs_ms: pg.ms, max_parallel_workers_per_gather: workers },
     target: { duckdb_ms: TARGET_DUCKDB_MS, ratio: TARGET_RATIO },
     load_avg: [Math.round(loadBefore * 100) / 100, Math.round(loadavg()[0]! * 100) / 100],
     seed_s: Math.round(seedSeconds * 10) / 10,
