@@ -81,6 +81,8 @@ const NULL_TEXT = 'CAST(NULL AS VARCHAR)';
 const NULL_INT = 'CAST(NULL AS INTEGER)';
 const NULL_DOUBLE = 'CAST(NULL AS DOUBLE PRECISION)';
 const double = (sql: string) => `CAST(${sql} AS DOUBLE PRECISION)`;
+/** Days per mask word: 62 bits of a BIGINT, so no bit reaches the sign. */
+const MASK_BITS = 62;
 
 /** The statement and its parameters for a checked query; every value from input is a parameter. */
 export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql: string; params: unknown[] } {
@@ -128,6 +130,18 @@ export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql:
 
   const asked = query.days.map((n) => `CAST(${param(n)} AS INTEGER)`);
   const askedList = asked.join(', ');
+  // Which days an install was active on, as bits: grouped per install, never per event, so
+  // the working memory is one row per install (MASK_BITS days to a BIGINT word).
+  const wordOf = (index: number) => Math.floor(index / MASK_BITS);
+  const bitOf = (index: number) => `CAST(${(1n << BigInt(index % MASK_BITS)).toString()} AS BIGINT)`;
+  const words = Array.from({ length: wordOf(asked.length - 1) + 1 }, (_, word) => word);
+  const masks = words
+    .map((word) => {
+      const cases = asked.map((value, index) => (wordOf(index) === word ? ` WHEN ${value} THEN ${bitOf(index)}` : '')).join('');
+      return `bit_or(CASE n${cases} ELSE CAST(0 AS BIGINT) END) AS m${word}`;
+    })
+    .join(', ');
+  const maskOfWord = words.length === 1 ? 'a.m0' : `CASE d.word ${words.map((word) => `WHEN ${word} THEN a.m${word}`).join(' ')} END`;
   const last = `CAST(${param(maxDay)} AS INTEGER)`;
   const active = query.activity === 'sessions' ? "e.name = 'session_start'" : `e.name NOT IN (${SERVER_LIST})`;
   const rate = conversion('r', currency);
@@ -173,15 +187,21 @@ cohort AS (
 counted AS (
   SELECT * FROM cohort${query.includeReattributions ? '' : ' WHERE NOT reattributed'}
 ),
-asked (n) AS (
-  VALUES ${asked.map((value) => `(${value})`).join(', ')}
+asked (n, word, bit) AS (
+  VALUES ${asked.map((value, index) => `(${value}, ${wordOf(index)}, ${bitOf(index)})`).join(', ')}
 ),
-active AS (
-  SELECT DISTINCT c.id, c.k1, c.k2, c.install_day, ${eventDay} - c.install_day AS n
+active_days AS (
+  SELECT c.id, c.k1, c.k2, c.install_day, ${eventDay} - c.install_day AS n
     FROM events e
     JOIN counted c ON c.id = e.install_id
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
-     AND ${active} AND ${eventDay} - c.install_day IN (${askedList})
+     AND ${active}
+),
+active AS (
+  SELECT id, k1, k2, install_day, ${masks}
+    FROM active_days
+   WHERE n IN (${askedList})
+   GROUP BY id, k1, k2, install_day
 ),
 revenue AS (
   SELECT c.k1, c.k2, c.install_day, ${eventDay} AS day, ${amountCurrencySql('e.currency', currency)} AS currency, sum(e.value) AS amount
@@ -210,9 +230,10 @@ SELECT 'cohort' AS kind, k1, k2, install_day, ${NULL_INT} AS n, ${NULL_TEXT} AS 
   FROM cohort
  GROUP BY k1, k2, install_day${spendFacts}
 UNION ALL
-SELECT 'retained', k1, k2, install_day, n, ${NULL_TEXT}, ${double('count(*)')}, ${NULL_DOUBLE}
-  FROM active
- GROUP BY k1, k2, install_day, n
+SELECT 'retained', a.k1, a.k2, a.install_day, d.n, ${NULL_TEXT}, ${double('count(*)')}, ${NULL_DOUBLE}
+  FROM active a
+  JOIN asked d ON (${maskOfWord} & d.bit) <> 0
+ GROUP BY a.k1, a.k2, a.install_day, d.n
 UNION ALL
 SELECT 'revenue', k1, k2, install_day, n, currency, ${double('converted')}, ${double('unconverted')}
   FROM revenue_through
