@@ -17,7 +17,7 @@ import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
 import { cohortStatement, breakdownStatement, type ReportStatement } from './cohorts-reports';
 import { scratchDir } from './scratch-dir';
-import { throwawayDatabase } from './throwaway-database';
+import { dropUnlessKept, throwawayDatabase } from './throwaway-database';
 import { COUNTS, CAMPAIGNS, DAYS, dayOf, duckSeed, ORG, POSTGRES_ONLY, postgresSeed, smallRows, ZONE } from './cohorts-seed';
 import { median, parallelWorkers, seedDuck, seedPostgres, timed } from './two-stores';
 
@@ -101,8 +101,5 @@ try {
     postgres_seed_s: Math.round(seedSeconds * 10) / 10,
   }));
 } finally {
-  if (process.env.BENCH_KEEP) {
-    log(`kept ${database.url}`);
-    await database.keep();
-  } else await database.drop();
+  await dropUnlessKept(database, log);
 }

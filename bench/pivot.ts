@@ -14,7 +14,7 @@ import { PIVOT_SQL, pivotParams, toPivotRow } from '../src/analytics/pivot';
 import { migrate } from '../src/db/migrate';
 import { openPostgres } from '../src/db/postgres';
 import { scratchDir } from './scratch-dir';
-import { throwawayDatabase } from './throwaway-database';
+import { dropUnlessKept, throwawayDatabase } from './throwaway-database';
 import { DUCKDB_SPELLING, median, parallelWorkers, POSTGRES_SPELLING, seedDuck, seedPostgres, timed } from './two-stores';
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000);
@@ -138,8 +138,5 @@ try {
     duckdb_seed_s: Math.round(duckSeedSeconds * 10) / 10,
   }));
 } finally {
-  if (process.env.BENCH_KEEP) {
-    log(`kept ${database.url}`);
-    await database.keep();
-  } else await database.drop();
+  await dropUnlessKept(database, log);
 }

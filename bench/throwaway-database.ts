@@ -34,3 +34,11 @@ export async function throwawayDatabase(options: { adminUrl?: string; connectTim
     keep: () => admin.end(),
   };
 }
+
+/** At a run's end: the database dropped, or with BENCH_KEEP set kept, its URL on stderr. */
+export async function dropUnlessKept(database: ThrowawayDatabase, log: (message: string) => void): Promise<void> {
+  if (process.env.BENCH_KEEP) {
+    log(`kept ${database.url}`);
+    await database.keep();
+  } else await database.drop();
+}
