@@ -3,7 +3,7 @@
  * Every report (pivot, summaries, the dashboard export) reads its range through parseReportRange.
  */
 import { Type } from '@sinclair/typebox';
-import { validationError } from '../http/errors';
+import { HttpError, validationError, type ValidationBody } from '../http/errors';
 import { DAY_ERROR, parseDay } from '../shared/timestamp';
 
 /** The longest range one report covers, in days (a leap year). */
@@ -36,6 +36,20 @@ export function parseReportRange(input: { from: unknown; to: unknown }): ReportR
   const days = (last.getTime() - start.getTime()) / DAY_MS + 1;
   if (days > MAX_REPORT_DAYS) throw validationError({ to: [`must be at most ${MAX_REPORT_DAYS} days from from, both included`] });
   return { from: from.value, to: to.value, start, end: new Date(last.getTime() + DAY_MS) };
+}
+
+/**
+ * As parseReportRange, for a query checked whole: a bad range's messages go into `fieldErrors`
+ * beside the other fields' (one 400 naming them all) and the answer is undefined.
+ */
+export function collectReportRange(input: { from: unknown; to: unknown }, fieldErrors: Record<string, string[]>): ReportRange | undefined {
+  try {
+    return parseReportRange(input);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    Object.assign(fieldErrors, (error.body.error as ValidationBody).fieldErrors);
+    return undefined;
+  }
 }
 
 /** The `days` days that end with the UTC day `last` (YYYY-MM-DD, included): a weekly review's, say. */

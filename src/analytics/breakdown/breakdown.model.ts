@@ -5,8 +5,8 @@
  */
 import { t } from 'elysia';
 import { PLATFORMS } from '../../apps/apps.model';
-import { HttpError, validationError } from '../../http/errors';
-import { parseReportRange } from '../report-range';
+import { validationError } from '../../http/errors';
+import { collectReportRange } from '../report-range';
 
 export const BREAKDOWN_DIMENSIONS = ['day', 'campaign', 'partner', 'link', 'country', 'region', 'os', 'device', 'platform', 'network'] as const;
 export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
@@ -46,13 +46,7 @@ export interface BreakdownRequest {
 /** The checked request, or one 400 naming every bad field. */
 export function parseBreakdownQuery(query: BreakdownQuery): BreakdownRequest {
   const fieldErrors: Record<string, string[]> = {};
-  let range: { from: string; to: string } | undefined;
-  try {
-    range = parseReportRange(query);
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    Object.assign(fieldErrors, (error.body.error as { fieldErrors: Record<string, string[]> }).fieldErrors);
-  }
+  const range = collectReportRange(query, fieldErrors);
   const groupBy = parseGroupBy(query.group_by);
   if (!groupBy) fieldErrors.group_by = [GROUP_BY_ERROR];
   if (Object.keys(fieldErrors).length > 0 || !range || !groupBy) throw validationError(fieldErrors);

@@ -5,8 +5,8 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PLATFORMS } from '../../apps/apps.model';
-import { HttpError, validationError, type ValidationBody } from '../../http/errors';
-import { MAX_REPORT_DAYS, parseReportRange } from '../report-range';
+import { validationError } from '../../http/errors';
+import { MAX_REPORT_DAYS, collectReportRange } from '../report-range';
 
 export const COHORT_GROUPS = ['day', 'campaign', 'partner', 'country', 'platform', 'app', 'method'] as const;
 export type CohortGroup = (typeof COHORT_GROUPS)[number];
@@ -69,13 +69,7 @@ export interface CohortQuery {
 /** The query, or one 400 naming every bad field. Whether a campaign or app is the organization's is the service's check. */
 export function parseCohortQuery(text: CohortQueryText): CohortQuery {
   const fieldErrors: Record<string, string[]> = {};
-  let range: { from: string; to: string } | undefined;
-  try {
-    range = parseReportRange(text);
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    Object.assign(fieldErrors, (error.body.error as ValidationBody).fieldErrors);
-  }
+  const range = collectReportRange(text, fieldErrors);
   const groupBy = parseGroups(text.group_by, fieldErrors);
   const days = parseDays(text.days, fieldErrors);
   const country = text.country === undefined ? null : text.country.toUpperCase();
