@@ -42,16 +42,16 @@ function seedSelects(spelling: { text: (x: string) => string; secs: (x: string) 
   const installId = (x: string) => `'0' || lpad(${text(x)}, 25, '0')`;
   return {
     installs: {
-      columns: 'id, org_id, app_id, device_id_hash, platform, country, installed_at, attribution_method, campaign_id, is_reattribution, attributed_at, uninstalled_at',
-      select: `${installId('i')}, '${ORG}', CASE WHEN i % 2 = 0 THEN '${APPS[0]}' ELSE '${APPS[1]}' END, 'd' || ${text('i')},
+      columns: 'id, install_key, org_id, app_id, device_id_hash, platform, country, installed_at, attribution_method, campaign_id, is_reattribution, attributed_at, uninstalled_at',
+      select: `${installId('i')}, i + 1, '${ORG}', CASE WHEN i % 2 = 0 THEN '${APPS[0]}' ELSE '${APPS[1]}' END, 'd' || ${text('i')},
                CASE WHEN i % 2 = 0 THEN 'android' ELSE 'ios' END, ${pick('i', COUNTRIES)}, ${start} + ${secs(installedSecs('i'))},
                CASE WHEN i % 51 = 50 THEN 'ORGANIC' WHEN i % 3 = 0 THEN 'GCLID' ELSE 'CLICK_ID' END, ${campaign('i')}, i % 25 = 0,
                ${start} + ${secs(installedSecs('i'))},
                CASE WHEN i % 7 = 0 THEN ${start} + ${secs(`${installedSecs('i')} + (i % 30) * 86400 + 3600`)} END`,
     },
     events: {
-      columns: 'id, org_id, app_id, install_id, device_id_hash, name, value, currency, occurred_at',
-      select: `'1' || lpad(${text('i')}, 25, '0'), '${ORG}', CASE WHEN (${k}) % 2 = 0 THEN '${APPS[0]}' ELSE '${APPS[1]}' END, ${installId(k)}, 'd' || ${text(k)},
+      columns: 'id, org_id, app_id, install_id, install_key, device_id_hash, name, value, currency, occurred_at',
+      select: `'1' || lpad(${text('i')}, 25, '0'), '${ORG}', CASE WHEN (${k}) % 2 = 0 THEN '${APPS[0]}' ELSE '${APPS[1]}' END, ${installId(k)}, (${k}) + 1, 'd' || ${text(k)},
                CASE WHEN i % 20 = 1 THEN 'purchase' WHEN i % 10 = 2 THEN 'ad_revenue' ELSE 'session_start' END,
                CASE WHEN i % 20 = 1 THEN (i % 50) + 0.99 WHEN i % 10 = 2 THEN (i % 7 + 1) * 0.01 END,
                CASE WHEN i % 20 = 1 AND i % 3 = 0 THEN 'EUR' WHEN i % 20 = 1 OR i % 10 = 2 THEN 'USD' END,

@@ -99,7 +99,7 @@ money AS (
       UNION ALL
       SELECT ${day('e.occurred_at')}, i.campaign_id, ${amountCurrencySql('e.currency', '$6')}, 0, coalesce(sum(e.value), 0), 0
         FROM events e
-        LEFT JOIN installs i ON i.id = e.install_id AND i.org_id = $1
+        LEFT JOIN installs i ON i.install_key = e.install_key AND i.org_id = $1
        WHERE e.org_id = $1 AND e.name IN ('${REVENUE_EVENTS.join("', '")}')
          AND e.occurred_at >= CAST($2 AS TIMESTAMPTZ) AND e.occurred_at < CAST($3 AS TIMESTAMPTZ)
        GROUP BY 1, 2, 3

@@ -140,7 +140,7 @@ export function breakdownSql(input: BreakdownSqlInput): { sql: string; params: u
   money.push(`SELECT ${keysOf('revenue')}, ${days.revenue} AS day, ${amountCurrencySql('e.currency', currency)} AS currency,
          0 AS conversions, CAST(coalesce(sum(e.value), 0) AS DOUBLE PRECISION) AS revenue, CAST(0 AS DOUBLE PRECISION) AS spend
     FROM events e
-    LEFT JOIN installs i ON i.id = e.install_id AND i.org_id = ${org}${partnerJoin('i.campaign_id')}
+    LEFT JOIN installs i ON i.install_key = e.install_key AND i.org_id = ${org}${partnerJoin('i.campaign_id')}
    WHERE e.org_id = ${org} AND e.name IN ('${REVENUE_EVENTS.join("', '")}')
      AND e.occurred_at >= ${start} AND e.occurred_at < ${end}${and(filtersOf('revenue')!)}
    GROUP BY ${groupPositions(2)}`);

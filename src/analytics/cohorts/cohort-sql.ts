@@ -2,7 +2,9 @@
  * The cohort report's one statement (docs/reports.md, "Cohorts"), as SQL that runs unchanged on
  * the DuckDB mirror and on Postgres (bench:cohorts runs it on both). It answers per group and
  * install day, never per install: the reach of a cohort day, the totals and the ratios are the
- * service's (cohorts.service.ts), from these sums.
+ * service's (cohorts.service.ts), from these sums. Events meet their installs on the integer
+ * `install_key` the store gives both (sql/0114_install_keys.sql), never on the text id: that join
+ * over millions of events is most of the report's work.
  */
 import { REVENUE_EVENTS } from '../pivot';
 import { amountCurrencySql, conversion, ratesCte } from '../reporting/fx-sql';
@@ -177,7 +179,7 @@ SELECT 'spend', k1, k2, day, ${NULL_INT}, currency, ${double('sum(converted)')},
   const sql = `
 WITH ${ratesCte(org, currency)},
 cohort AS (
-  SELECT i.id, ${day('i.installed_at')} AS install_day, ${installKey(0)} AS k1, ${installKey(1)} AS k2,
+  SELECT i.install_key AS id, ${day('i.installed_at')} AS install_day, ${installKey(0)} AS k1, ${installKey(1)} AS k2,
          i.is_reattribution AS reattributed,
          ${day('i.uninstalled_at')} - ${day('i.installed_at')} AS uninstalled_day
     FROM installs i
@@ -193,7 +195,7 @@ asked (n, word, bit) AS (
 active_days AS (
   SELECT c.id, c.k1, c.k2, c.install_day, ${eventDay} - c.install_day AS n
     FROM events e
-    JOIN counted c ON c.id = e.install_id
+    JOIN counted c ON c.id = e.install_key
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
      AND ${active}
 ),
@@ -206,7 +208,7 @@ active AS (
 revenue AS (
   SELECT c.k1, c.k2, c.install_day, ${eventDay} AS day, ${amountCurrencySql('e.currency', currency)} AS currency, sum(e.value) AS amount
     FROM events e
-    JOIN counted c ON c.id = e.install_id
+    JOIN counted c ON c.id = e.install_key
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
      AND e.name IN (${REVENUE_LIST}) AND e.value IS NOT NULL
      AND ${eventDay} - c.install_day BETWEEN 0 AND ${last}
