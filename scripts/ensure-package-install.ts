@@ -40,15 +40,18 @@ async function takeLock(lock: string): Promise<void> {
   }
 }
 
-/** Makes `dir/node_modules` match `dir/package-lock.json`, running `npm ci` there when it does not. */
-export async function ensurePackageInstalled(packageDir: string): Promise<void> {
+/**
+ * Makes `dir/node_modules` match `dir/package-lock.json`, running `npm ci` there when it does not.
+ * Resolves to whether it installed (false: it was current, or another process installed it).
+ */
+export async function ensurePackageInstalled(packageDir: string): Promise<boolean> {
   const dir = resolve(ROOT, packageDir);
   const hash = lockfileHash(dir);
-  if (isCurrent(dir, hash)) return;
+  if (isCurrent(dir, hash)) return false;
   const lock = join(dir, '.install-lock');
   await takeLock(lock);
   try {
-    if (isCurrent(dir, hash)) return;
+    if (isCurrent(dir, hash)) return false;
     console.error(`[ensure-package-install] ${packageDir}: npm ci from its own lockfile (first use only)`);
     const child = Bun.spawn(['npm', 'ci', '--no-audit', '--no-fund', '--loglevel=error'], {
       cwd: dir,
@@ -59,6 +62,7 @@ export async function ensurePackageInstalled(packageDir: string): Promise<void> 
     const code = await child.exited;
     if (code !== 0) throw new Error(`npm ci in ${packageDir} exited with ${code}`);
     writeFileSync(join(dir, 'node_modules', STAMP), `${hash}\n`);
+    return true;
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }

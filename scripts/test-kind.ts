@@ -46,8 +46,8 @@ if (!KINDS.includes(kind as Kind)) {
   console.error('usage: bun scripts/test-kind.ts unit|int|e2e [--list | bun test options]');
   process.exit(64);
 }
-// The SDKs' own tests (sdk/web/test/, sdk/server/test/) run in the same suite, each kind by what it imports.
-const files = ['test/**/*.test.ts', 'sdk/web/test/**/*.test.ts', 'sdk/server/test/**/*.test.ts']
+// The SDKs' own tests (sdk/*/test/) run in the same suite, each kind by what it imports.
+const files = ['test/**/*.test.ts', 'sdk/*/test/**/*.test.ts']
   .flatMap((pattern) => [...new Glob(pattern).scanSync(ROOT)])
   .sort()
   .filter((file) => kindOf(join(ROOT, file)) === kind);

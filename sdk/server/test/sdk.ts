@@ -1,9 +1,6 @@
 /**
- * The package as its tests use it: installed from its own lockfile first (openapi-fetch lives in
- * sdk/server/node_modules, never in the root's), then imported.
+ * The package as its tests use it. openapi-fetch lives in sdk/server/node_modules, never in the
+ * root's: the suite's preload installs it from the package's own lockfile first
+ * (test/support/sub-packages.ts).
  */
-import { ensurePackageInstalled } from '../../../scripts/ensure-package-install';
-
-await ensurePackageInstalled('sdk/server');
-
 export const sdk = await import('../src/index.js');
