@@ -46,8 +46,8 @@ if (!KINDS.includes(kind as Kind)) {
   console.error('usage: bun scripts/test-kind.ts unit|int|e2e [--list | bun test options]');
   process.exit(64);
 }
-// The web SDK's tests (sdk/web/test/) run in the same suite; they open nothing, so they are unit tests.
-const files = ['test/**/*.test.ts', 'sdk/web/test/**/*.test.ts']
+// The SDKs' own tests (sdk/*/test/) run in the same suite; they open nothing, so they are unit tests.
+const files = ['test/**/*.test.ts', 'sdk/*/test/**/*.test.ts']
   .flatMap((pattern) => [...new Glob(pattern).scanSync(ROOT)])
   .sort()
   .filter((file) => kindOf(join(ROOT, file)) === kind);
