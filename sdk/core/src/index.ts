@@ -9,6 +9,7 @@ export { consentChange, initialConsent, type ConsentDecision, type ConsentStatus
 export { DEEP_LINK_PATH_PARAM, deepLinkPathFromUrl, parseDeepLink, type DeepLink } from './deep-link';
 export { queuedEvent, type EventOptions } from './events';
 export { BATCH_MAX_BYTES, BATCH_MAX_EVENTS, EventQueue, QUEUE_CAP, type QueuedEvent } from './queue';
+export { randomId } from './random-id';
 export { sendWithRetry, type RetryDeps } from './retry';
 export { FLUSH_AT_EVENTS, FLUSH_INTERVAL_MS, SdkCore, type CoreEnv, type Lifecycle, type Platform } from './sdk';
 export { SESSION_TIMEOUT_MS, touchSession } from './session';

@@ -167,17 +167,27 @@ export class SdkCore {
   }
 
   /**
-   * Sends one call of the install (push token, subscription, ad revenue): once consent allows
-   * and the install is known, with the event batches' retry rule. `device_id` and `install_id`
-   * are added; the answer's body is returned, a refusal or a spent retry throws.
+   * Sends one call about the install (push token, subscription, ad revenue) once consent allows
+   * and the install is known, with the event batches' retry rule; `device_id` is added to what
+   * `fields` makes of the install. The answer's body is returned; a refusal or a spent retry throws.
    */
-  async call<T>(path: string, fields: Record<string, unknown>): Promise<T> {
+  async call<T>(path: string, fields: (install: InstallResponse) => Record<string, unknown>): Promise<T> {
     await this.consented();
     const install = await this.ensureInstalled();
     if (!install) throw new Error('svc: the install call has not succeeded');
-    const outcome = await this.send(path, { device_id: this.deviceId(), install_id: install.install_id, ...fields }, EVENTS_RETRY);
+    const outcome = await this.send(path, { device_id: this.deviceId(), ...fields(install) }, EVENTS_RETRY);
     if (outcome.kind !== 'ok') throw new Error(`svc: ${path} failed (status ${outcome.status})`);
     return outcome.body as T;
+  }
+
+  /** Keeps the click id of a URL the app was opened with (parsed whatever the consent, never sent while pending). */
+  rememberUrl(url: string): void {
+    if (this.status !== 'denied' && !this.stopped) rememberClick(this.store, url, this.env.clock.now());
+  }
+
+  /** The install's `platform`, as sent. */
+  platformName(): string {
+    return this.platform.name;
   }
 
   /** The install's answer once it has one (kept across launches). */
