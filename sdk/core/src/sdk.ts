@@ -104,7 +104,7 @@ export class SdkCore {
   /**
    * Records the user's decision (persisted; a later call replaces it). Granting sends the install
    * and flushes the queue; denying stops sending, clears the queue, forgets the kept click and
-   * the session (a later grant starts a new one).
+   * the session (a later grant starts a new one), and drops any advertising id.
    */
   setConsent(granted: boolean): void {
     if (typeof granted !== 'boolean') throw new TypeError('svc: setConsent takes true or false');

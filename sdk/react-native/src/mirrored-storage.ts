@@ -9,6 +9,8 @@ import type { AsyncKeyValue } from './native';
 export class MirroredStorage implements KeyValue {
   private readonly values = new Map<string, string>();
   private writes: Promise<void> = Promise.resolve();
+  /** Set by clear(): a request still under way then (an install's answer) writes nothing back. */
+  private cleared = false;
 
   private constructor(
     private readonly backing: AsyncKeyValue,
@@ -36,17 +38,23 @@ export class MirroredStorage implements KeyValue {
   }
 
   setItem(key: string, value: string): void {
+    if (this.cleared) return;
     this.values.set(key, value);
     this.enqueue(() => this.backing.setItem(key, value));
   }
 
   removeItem(key: string): void {
+    if (this.cleared) return;
     this.values.delete(key);
     this.enqueue(() => this.backing.removeItem(key));
   }
 
-  /** Removes every key under the prefix, in memory and in AsyncStorage (those of other launches included). */
+  /**
+   * Removes every key under the prefix, in memory and in AsyncStorage (those of other launches
+   * included), and ignores every later write: the SDK that used this storage is done.
+   */
   async clear(): Promise<void> {
+    this.cleared = true;
     this.values.clear();
     this.enqueue(async () => {
       const keys = (await this.backing.getAllKeys()).filter((key) => key.startsWith(this.prefix));

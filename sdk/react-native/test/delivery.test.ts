@@ -211,6 +211,19 @@ describe('calls of the install', () => {
   });
 });
 
+test('forget() during an install under way: its late answer writes nothing back', async () => {
+  const device = new FakeDevice();
+  let answer = () => {};
+  device.server.gate = new Promise<void>((resolve) => (answer = resolve));
+  const sdk = await device.launch();
+  expect(device.server.to('install')).toHaveLength(1);
+  await sdk.forget();
+  answer();
+  await device.clock.advance(60_000);
+  await sdk.persisted();
+  expect([...device.storage.map.keys()]).toEqual([]);
+});
+
 test('forget() stops the SDK and leaves no key of it in AsyncStorage; other apps\' keys stay', async () => {
   const device = new FakeDevice();
   await device.storage.setItem('other-app:key', 'kept');

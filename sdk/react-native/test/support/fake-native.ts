@@ -70,6 +70,8 @@ export class FakeServer {
   readonly script = new Map<string, Reply[]>();
   /** Every request fails as a transport error while true. */
   offline = false;
+  /** Answers wait for this while set: a request under way for as long as the test wants. */
+  gate: Promise<void> | null = null;
   deferredPath: string | null = null;
 
   constructor(private readonly clock: FakeClock) {}
@@ -92,6 +94,7 @@ export class FakeServer {
     const path = new URL(url).pathname.replace('/api/sdk/v1/', '');
     const body = JSON.parse(init.body);
     this.requests.push({ path, body, headers: init.headers, at: this.clock.now() });
+    if (this.gate) await this.gate;
     if (this.offline) throw new TypeError('Network request failed');
     const reply = this.script.get(path)?.shift() ?? this.success(path, body);
     if (reply === 'network') throw new TypeError('Network request failed');
