@@ -5,12 +5,13 @@
  */
 import { build, type BuildOptions } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 export const SDK_DIR = join(import.meta.dir, '..');
+const CORE_SRC = join(SDK_DIR, '..', 'core', 'src');
 /** The spec's web minimum. */
 export const TARGET = 'es2019';
 export const GLOBAL_NAME = 'SvcSdk';
@@ -46,11 +47,26 @@ export async function buildSdk(outDir = join(SDK_DIR, 'dist')): Promise<Bundle[]
   return bundles;
 }
 
-/** tsc from the typescript package, which also type-checks the sources (a type error fails the build). */
+/**
+ * tsc from the typescript package, which also type-checks the sources (a type error fails the
+ * build). The sources import sdk/core by relative path, so tsc writes `web/src/` and `core/src/`
+ * under a common root; the package ships web's declarations at `types/` and the core's at
+ * `types/core/`, with web's imports of the core pointed there.
+ */
 function emitDeclarations(outDir: string): void {
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
-  const run = spawnSync('node', [tsc, '-p', join(SDK_DIR, 'tsconfig.json'), '--outDir', outDir], { encoding: 'utf8' });
+  const emitted = `${outDir}.tsc`;
+  rmSync(emitted, { recursive: true, force: true });
+  const run = spawnSync('node', [tsc, '-p', join(SDK_DIR, 'tsconfig.json'), '--outDir', emitted], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`tsc failed (${run.status ?? run.signal}):\n${run.stdout}${run.stderr}`);
+  mkdirSync(outDir, { recursive: true });
+  for (const name of readdirSync(join(emitted, 'web', 'src'))) {
+    const text = readFileSync(join(emitted, 'web', 'src', name), 'utf8');
+    writeFileSync(join(outDir, name), text.replace(/(['"])\.\.\/\.\.\/core\/src(?=['"/])/g, '$1./core'));
+  }
+  renameSync(join(emitted, 'core', 'src'), join(outDir, 'core'));
+  copyFileSync(join(CORE_SRC, 'globals.d.ts'), join(outDir, 'core', 'globals.d.ts'));
+  rmSync(emitted, { recursive: true, force: true });
 }
 
 if (import.meta.main) {

@@ -3,15 +3,11 @@
  * From a bundler: `import { configure, logEvent } from 'svc-web-sdk'`; from a script tag, the
  * same functions on the global `SvcSdk`.
  */
-import type { ConsentStatus } from './consent';
-import type { EventOptions } from './events';
+import type { ConsentStatus, EventOptions, OpenResponse, SdkConfig } from '../../core/src';
 import { browserEnv } from './page';
 import { Sdk } from './sdk';
-import type { OpenResponse, SdkConfig } from './types';
 
-export type { ConsentStatus } from './consent';
-export type { EventOptions } from './events';
-export type { Attribution, InstallResponse, OpenResponse, SdkConfig } from './types';
+export type { Attribution, ConsentStatus, EventOptions, InstallResponse, OpenResponse, SdkConfig } from '../../core/src';
 export { SDK_VERSION } from './version';
 
 let current: Sdk | undefined;

@@ -1,5 +1,5 @@
 import type { PageSignals } from './beacon';
-import { systemClock } from './clock';
+import { randomId, systemClock } from '../../core/src';
 import { fingerprintHash } from './fingerprint';
 import type { SdkEnv } from './sdk';
 import type { KeyValue } from './storage';
@@ -15,16 +15,6 @@ function localStorageOrNull(): KeyValue | null {
   } catch {
     return null;
   }
-}
-
-/** 128 random bits as hex: the device id is random, never derived from the browser's traits. */
-function randomId(): string {
-  const bytes = new Uint8Array(16);
-  if (typeof crypto !== 'undefined' && crypto.getRandomValues) crypto.getRandomValues(bytes);
-  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
-  let hex = '';
-  for (let i = 0; i < bytes.length; i++) hex += (bytes[i]! + 0x100).toString(16).slice(1);
-  return hex;
 }
 
 function listen(target: EventTarget, type: string, listener: () => void): () => void {

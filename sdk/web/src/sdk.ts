@@ -1,20 +1,8 @@
-import { INSTALL_RETRY, EVENTS_RETRY, type RetryPolicy } from './backoff';
 import { beaconBody, type PageSignals } from './beacon';
-import { clickIdFromUrl, keptClick, rememberClick } from './click-id';
-import { pause, Waiter, type Clock } from './clock';
-import { consentChange, initialConsent, type ConsentStatus } from './consent';
-import { queuedEvent, type EventOptions } from './events';
-import { EventQueue } from './queue';
-import { sendWithRetry } from './retry';
-import { touchSession } from './session';
-import { createStore, type KeyValue, type Store } from './storage';
-import { createTransport, type FetchLike, type Outcome, type Post } from './transport';
-import type { Attribution, InstallResponse, OpenResponse, SdkConfig } from './types';
+import { clickIdFromUrl, type Clock, type FetchLike, type KeyValue, SdkCore, type SdkConfig } from '../../core/src';
 import { SDK_VERSION } from './version';
 
-/** The spec's flush triggers besides the page going to the background. */
-export const FLUSH_INTERVAL_MS = 10_000;
-export const FLUSH_AT_EVENTS = 20;
+export { FLUSH_AT_EVENTS, FLUSH_INTERVAL_MS } from '../../core/src';
 
 /** Page life-cycle hooks; each answers a function that removes its listener. */
 export interface PageHooks {
@@ -23,7 +11,7 @@ export interface PageHooks {
   onOnline(listener: () => void): () => void;
 }
 
-/** Everything the SDK takes from its surroundings: a page (page.ts) or a test's fakes. */
+/** Everything the web SDK takes from its surroundings: a page (page.ts) or a test's fakes. */
 export interface SdkEnv {
   storage: KeyValue | null;
   clock: Clock;
@@ -38,283 +26,38 @@ export interface SdkEnv {
   warn: (message: string, detail?: unknown) => void;
 }
 
-/** One configured SDK: the consent machine, the queue and its flushes, install, opens, the beacon. */
-export class Sdk {
-  private status: ConsentStatus;
-  private readonly store: Store;
-  private readonly queue: EventQueue;
-  private readonly waiter: Waiter;
-  private readonly post: Post;
-  private readonly root: string;
-  /** The click id of this page view's URL: the beacon's and an installed device's re-engagement. */
-  private readonly landingClick: string | null;
-  private readonly shownAt: number;
-  private heldUntil = 0;
-  private installing: Promise<InstallResponse | undefined> | undefined;
-  private installRefused = false;
-  private flushing: Promise<void> | undefined;
-  private beaconSent = false;
-  private stopped = false;
-  private timer: unknown;
-  private readonly removers: (() => void)[];
-  private consentWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
-
-  constructor(
-    private readonly config: SdkConfig,
-    private readonly env: SdkEnv,
-  ) {
-    checkConfig(config);
-    this.root = config.baseUrl.replace(/\/+$/, '');
-    this.store = createStore(env.storage, `svc_sdk:${config.sdkKey}:`);
-    this.queue = new EventQueue(this.store);
-    this.waiter = new Waiter(env.clock);
-    this.post = createTransport({ baseUrl: this.root, sdkKey: config.sdkKey, fetch: env.fetch, clock: env.clock });
-    this.status = initialConsent(config.requireConsent === true, this.store.get('consent'));
-    this.landingClick = clickIdFromUrl(env.href());
-    this.shownAt = env.clock.now();
-    if (this.status !== 'denied') this.arrive();
-    this.removers = [
-      env.hooks.onHide(() => this.hidden()),
-      env.hooks.onShow(() => {
-        if (this.status !== 'denied') this.activity();
-      }),
-      env.hooks.onOnline(() => void this.flush()),
-    ];
-    this.schedule();
-    if (this.status === 'granted') void this.launch();
+/**
+ * One configured web SDK: the core (consent, queue, install, opens) on a page, plus what only
+ * a page has: the landing beacon sent once per page view when the page is first hidden.
+ */
+export class Sdk extends SdkCore {
+  constructor(config: SdkConfig, env: SdkEnv) {
+    const shownAt = env.clock.now();
+    const landingClick = clickIdFromUrl(env.href());
+    let beaconSent = false;
+    super(
+      config,
+      {
+        name: 'web',
+        sdkVersion: SDK_VERSION,
+        currentUrl: env.href,
+        installFields: () => ({ locale: env.locale(), timezone: env.signals.timezone() }),
+        onBackground: () => {
+          if (!landingClick || beaconSent) return;
+          beaconSent = true;
+          const body = beaconBody(landingClick, env.signals, shownAt, env.clock.now());
+          env.sendBeacon(`${config.baseUrl.replace(/\/+$/, '')}/api/protect/beacon`, JSON.stringify(body));
+        },
+      },
+      {
+        storage: env.storage,
+        clock: env.clock,
+        fetch: env.fetch,
+        random: env.random,
+        newId: env.newId,
+        warn: env.warn,
+        lifecycle: { onBackground: env.hooks.onHide, onForeground: env.hooks.onShow, onOnline: env.hooks.onOnline },
+      },
+    );
   }
-
-  consentStatus(): ConsentStatus {
-    return this.status;
-  }
-
-  /**
-   * Records the user's decision (persisted; a later call replaces it). Granting sends the install
-   * and flushes the queue; denying stops sending, clears the queue, forgets the kept click and
-   * the session (a later grant starts a new one).
-   */
-  setConsent(granted: boolean): void {
-    if (typeof granted !== 'boolean') throw new TypeError('svc: setConsent takes true or false');
-    const decision = granted ? 'granted' : 'denied';
-    const change = consentChange(this.status, decision);
-    this.store.set('consent', decision);
-    this.status = decision;
-    const waiters = this.consentWaiters;
-    this.consentWaiters = [];
-    if (change.forget) {
-      this.queue.clear();
-      this.store.remove('click');
-      this.store.remove('activity');
-      this.waiter.nudge();
-      for (const waiter of waiters) waiter.reject(new Error('svc: consent denied'));
-    }
-    if (change.start) {
-      this.arrive();
-      for (const waiter of waiters) waiter.resolve();
-      void this.launch();
-    }
-  }
-
-  /** Queues an event (after a `session_start` when a session begins); a bad one throws a TypeError. */
-  logEvent(name: string, options?: EventOptions): void {
-    const event = queuedEvent(name, options, this.env.clock.now());
-    if (this.status === 'denied' || this.stopped) return;
-    this.activity();
-    this.queue.add(event);
-    if (this.status === 'granted' && this.queue.size() >= FLUSH_AT_EVENTS) void this.startFlush();
-  }
-
-  /**
-   * Sends the queue now (retrying waits end early). Resolves when this flush ends: the queue
-   * sent, or a batch given up on and kept for the next one. Without consent it sends nothing.
-   */
-  flush(): Promise<void> {
-    this.waiter.nudge();
-    return this.startFlush();
-  }
-
-  /** Reports a re-engagement open of `url` (default: this page); the attribution callback gets the answer too. */
-  async open(url?: string): Promise<OpenResponse> {
-    const target = url ?? this.env.href();
-    await this.consented();
-    const install = await this.ensureInstalled();
-    if (!install) throw new Error('svc: the install call has not succeeded');
-    const now = this.env.clock.now();
-    this.activity();
-    const clickId = clickIdFromUrl(target);
-    if (clickId) rememberClick(this.store, target, now);
-    const payload = { device_id: this.deviceId(), url: target.length <= 4096 ? target : null, click_id: clickId, occurred_at: new Date(now).toISOString() };
-    const outcome = await this.send('open', payload, EVENTS_RETRY);
-    if (outcome.kind !== 'ok') throw new Error(`svc: open failed (status ${outcome.status})`);
-    const response = outcome.body as OpenResponse;
-    if (clickId) this.store.set('reported_click', clickId);
-    this.attributed({ kind: 'open', open: response });
-    return response;
-  }
-
-  queueStats(): { queued: number; dropped: number } {
-    return { queued: this.queue.size(), dropped: this.queue.dropped() };
-  }
-
-  /** Removes listeners and timers; what is queued stays stored for the next page view. */
-  stop(): void {
-    this.stopped = true;
-    this.env.clock.clearTimeout(this.timer);
-    for (const remove of this.removers) remove();
-    this.waiter.nudge();
-  }
-
-  /** A page view or consent granted: keep the landing click, note the activity. */
-  private arrive(): void {
-    const now = this.env.clock.now();
-    rememberClick(this.store, this.env.href(), now);
-    if (this.store.get('first_seen') === undefined) this.store.set('first_seen', now);
-    this.activity();
-  }
-
-  private activity(): void {
-    const now = this.env.clock.now();
-    if (touchSession(this.store, now)) this.queue.add({ name: 'session_start', occurred_at: new Date(now).toISOString() });
-  }
-
-  /** Once consent allows: install (or re-engagement open), one attribution callback, then a flush. */
-  private async launch(): Promise<void> {
-    const known = this.store.get<InstallResponse>('install');
-    const install = await this.ensureInstalled();
-    if (!install) return;
-    if (known && this.landingClick && this.landingClick !== this.store.get('reported_click')) {
-      await this.open().catch((error) => this.env.warn('svc: open failed', error));
-    } else if (known) {
-      this.attributed({ kind: 'install', firstLaunch: false, install: known });
-    }
-    await this.startFlush();
-  }
-
-  private ensureInstalled(): Promise<InstallResponse | undefined> {
-    const known = this.store.get<InstallResponse>('install');
-    if (known) return Promise.resolve(known);
-    if (this.installRefused || this.status !== 'granted' || this.stopped) return Promise.resolve(undefined);
-    if (!this.installing) this.installing = this.install().finally(() => (this.installing = undefined));
-    return this.installing;
-  }
-
-  private async install(): Promise<InstallResponse | undefined> {
-    const click = keptClick(this.store, this.env.clock.now());
-    const payload = {
-      device_id: this.deviceId(),
-      platform: 'web',
-      sdk_version: SDK_VERSION,
-      installed_at: new Date(this.store.get<number>('first_seen') ?? this.env.clock.now()).toISOString(),
-      click_id: click ? click.id : null,
-      gclid: click && click.gclid ? click.gclid : null,
-      locale: this.env.locale(),
-      timezone: this.env.signals.timezone(),
-    };
-    const outcome = await this.send('install', payload, INSTALL_RETRY);
-    if (outcome.kind === 'reject' || (outcome.kind === 'ok' && typeof (outcome.body as InstallResponse | null)?.install_id !== 'string')) {
-      // A wrong key or an app of another platform: nothing more is sent on this page view.
-      this.installRefused = true;
-      this.env.warn(`svc: the install call was refused (status ${outcome.status})`, outcome.body);
-      return undefined;
-    }
-    if (outcome.kind !== 'ok') return undefined;
-    const response = outcome.body as InstallResponse;
-    this.store.set('install', response);
-    if (click) this.store.set('reported_click', click.id);
-    if (this.status === 'granted') this.attributed({ kind: 'install', firstLaunch: true, install: response });
-    return response;
-  }
-
-  /** The timer, the 20th event and the background flush without cutting a backoff short. */
-  private startFlush(): Promise<void> {
-    if (this.status !== 'granted' || this.stopped) return Promise.resolve();
-    if (!this.flushing) this.flushing = this.drain().finally(() => (this.flushing = undefined));
-    return this.flushing;
-  }
-
-  private async drain(): Promise<void> {
-    const install = await this.ensureInstalled();
-    if (!install) return;
-    while (this.status === 'granted' && !this.stopped) {
-      const batch = this.queue.take();
-      if (batch.length === 0) return;
-      const outcome = await this.send('events', { device_id: this.deviceId(), install_id: install.install_id, events: batch }, EVENTS_RETRY);
-      if (outcome.kind === 'ok') continue;
-      if (outcome.kind === 'reject') {
-        // Never retried (spec): the events are dropped, not replayed.
-        this.env.warn(`svc: ${batch.length} events refused (status ${outcome.status})`, outcome.body);
-        continue;
-      }
-      if (this.status === 'granted') this.queue.putBack(batch);
-      return;
-    }
-  }
-
-  /** One call with the retry rule; no request leaves before a 429's Retry-After has passed. */
-  private send(path: string, payload: unknown, policy: RetryPolicy): Promise<Outcome> {
-    const stopped = () => this.status !== 'granted' || this.stopped;
-    const attempt = async (): Promise<Outcome> => {
-      const wait = this.heldUntil - this.env.clock.now();
-      if (wait > 0) await pause(this.env.clock, wait);
-      return stopped() ? { kind: 'retry', status: 0 } : this.post(path, payload);
-    };
-    return sendWithRetry(attempt, policy, {
-      clock: this.env.clock,
-      waiter: this.waiter,
-      random: this.env.random,
-      stopped,
-      holdUntil: (time) => (this.heldUntil = Math.max(this.heldUntil, time)),
-    });
-  }
-
-  /** The page is going away or to the background: flush, and send this page view's beacon. */
-  private hidden(): void {
-    if (this.status !== 'granted' || this.stopped) return;
-    if (this.landingClick && !this.beaconSent) {
-      this.beaconSent = true;
-      const body = beaconBody(this.landingClick, this.env.signals, this.shownAt, this.env.clock.now());
-      this.env.sendBeacon(`${this.root}/api/protect/beacon`, JSON.stringify(body));
-    }
-    void this.startFlush();
-  }
-
-  private schedule(): void {
-    this.timer = this.env.clock.setTimeout(() => {
-      if (this.stopped) return;
-      if (this.status === 'granted' && this.queue.size() > 0) void this.startFlush();
-      this.schedule();
-    }, FLUSH_INTERVAL_MS);
-  }
-
-  private consented(): Promise<void> {
-    if (this.status === 'granted') return Promise.resolve();
-    if (this.status === 'denied' || this.stopped) return Promise.reject(new Error('svc: consent denied'));
-    return new Promise((resolve, reject) => this.consentWaiters.push({ resolve, reject }));
-  }
-
-  private deviceId(): string {
-    let id = this.store.get<string>('device');
-    if (typeof id !== 'string' || id.length < 8 || id.length > 128) {
-      id = this.env.newId();
-      this.store.set('device', id);
-    }
-    return id;
-  }
-
-  private attributed(attribution: Attribution): void {
-    try {
-      this.config.onAttribution?.(attribution);
-    } catch (error) {
-      this.env.warn('svc: onAttribution threw', error);
-    }
-  }
-}
-
-function checkConfig(config: SdkConfig): void {
-  if (!config || typeof config.sdkKey !== 'string' || config.sdkKey === '') throw new TypeError('svc: configure needs sdkKey');
-  let url: URL | undefined;
-  try {
-    url = new URL(config.baseUrl);
-  } catch {}
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new TypeError('svc: baseUrl must be an absolute http(s) URL');
 }
