@@ -18,7 +18,7 @@ export function appsRoutes(deps: AuthDeps) {
       },
       { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key' } },
     )
-    .get('/api/v1/apps', async ({ query, principal }) => ({ data: await listApps({ db }, principal.orgId, query.limit) }), {
+    .get('/api/v1/apps', async ({ query, principal }) => listApps({ db }, principal.orgId, query), {
       apiKey: true,
       query: ListAppsQuery,
       detail: { summary: 'List apps with their SDK keys' },

@@ -18,7 +18,7 @@ export function campaignsRoutes(deps: AuthDeps) {
       },
       { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign' } },
     )
-    .get('/api/v1/campaigns', async ({ query, principal }) => ({ data: await listCampaigns({ db }, principal.orgId, query.limit) }), {
+    .get('/api/v1/campaigns', async ({ query, principal }) => listCampaigns({ db }, principal.orgId, query), {
       apiKey: true,
       query: ListCampaignsQuery,
       detail: { summary: 'List campaigns' },

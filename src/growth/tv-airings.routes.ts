@@ -14,7 +14,7 @@ export function tvAiringsRoutes(services: AuthDeps & TvAiringDeps) {
       transform: strictBody(TvAiringsBody),
       detail: { summary: 'Import TV airings and attribute them (not idempotent)' },
     })
-    .get('/api/v1/tv-airings', async ({ query, principal }) => ({ data: await listOrgAirings(services, principal.orgId, query.limit ?? 100) }), {
+    .get('/api/v1/tv-airings', ({ query, principal }) => listOrgAirings(services, principal.orgId, query), {
       apiKey: true,
       query: TvAiringsQuery,
       detail: { summary: 'List TV airings' },

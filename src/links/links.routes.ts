@@ -17,7 +17,7 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
       },
       { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link' } },
     )
-    .get('/api/v1/links', async ({ query, principal }) => ({ data: await listLinks(deps, principal.orgId, query.limit) }), {
+    .get('/api/v1/links', async ({ query, principal }) => listLinks(deps, principal.orgId, query), {
       apiKey: true,
       query: ListLinksQuery,
       detail: { summary: 'List links, newest first' },

@@ -18,7 +18,7 @@ export function dashboardAppsRoutes(deps: AuthDeps) {
       },
       { session: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key (as POST /api/v1/apps)' } },
     )
-    .get('/api/dashboard/apps', async ({ query, session }) => ({ data: await listApps({ db }, session.orgId, query.limit) }), {
+    .get('/api/dashboard/apps', async ({ query, session }) => listApps({ db }, session.orgId, query), {
       session: true,
       query: ListAppsQuery,
       detail: { summary: 'List apps with their SDK keys (as GET /api/v1/apps)' },

@@ -21,7 +21,7 @@ export function dashboardLinksRoutes(deps: LinksDeps & AuthDeps) {
       },
       { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)' } },
     )
-    .get('/api/dashboard/links', async ({ query, session }) => ({ data: await listLinks(deps, session.orgId, query.limit) }), {
+    .get('/api/dashboard/links', async ({ query, session }) => listLinks(deps, session.orgId, query), {
       session: true,
       query: ListLinksQuery,
       detail: { summary: 'List links, newest first (as GET /api/v1/links)' },
