@@ -7,7 +7,7 @@ import { listDomains, verifyDomain, type DomainsDeps } from './domains.service';
 export function domainsRoutes(deps: DomainsDeps & AuthDeps) {
   return new Elysia({ name: 'domains' })
     .use(authPlugin(deps))
-    .get('/api/v1/domains', async ({ query, principal }) => ({ data: await listDomains(deps, principal.orgId, query.limit) }), {
+    .get('/api/v1/domains', ({ query, principal }) => listDomains(deps, principal.orgId, query), {
       apiKey: true,
       query: ListDomainsQuery,
       detail: { summary: "List the organization's custom domains" },

@@ -112,6 +112,12 @@ export function keysetCondition(keyset: Keyset, after: readonly string[] | null,
   return { sql: `(${branches.join(' OR ')})`, params: [...after] };
 }
 
+/**
+ * A timestamp column as UTC text to the microsecond, for a values keyset's cursor: a JavaScript
+ * Date keeps milliseconds, and a cursor rounded to them would skip rows within that millisecond.
+ */
+export const exactTimestamp = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /** The ORDER BY of a keyset, for the statement that pages with it. */
 export function keysetOrder(keyset: Keyset, alias = ''): string {
   if (keyset.kind === 'anchor') return keyset.columns.map((column) => `${alias}${column} ${keyset.direction.toUpperCase()}`).join(', ');
