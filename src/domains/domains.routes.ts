@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { DomainParams, ListDomainsQuery } from './domains.model';
 import { listDomains, verifyDomain, type DomainsDeps } from './domains.service';
@@ -10,7 +11,7 @@ export function domainsRoutes(deps: DomainsDeps & AuthDeps) {
     .get('/api/v1/domains', ({ query, principal }) => listDomains(deps, principal.orgId, query), {
       apiKey: true,
       query: ListDomainsQuery,
-      detail: { summary: "List the organization's custom domains" },
+      detail: { summary: "List the organization's custom domains", ...pageAnswer('a page of domains, by name') },
     })
     .post(
       '/api/v1/domains/:domain/verify',

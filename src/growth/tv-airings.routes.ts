@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { TvAiringsBody, TvAiringsQuery } from './tv-airings.model';
@@ -17,6 +18,6 @@ export function tvAiringsRoutes(services: AuthDeps & TvAiringDeps) {
     .get('/api/v1/tv-airings', ({ query, principal }) => listOrgAirings(services, principal.orgId, query), {
       apiKey: true,
       query: TvAiringsQuery,
-      detail: { summary: 'List TV airings' },
+      detail: { summary: 'List TV airings', ...pageAnswer('a page of airings, latest first') },
     });
 }

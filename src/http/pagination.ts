@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { t, type TSchema } from 'elysia';
+import { documented } from './documented';
 import { fieldError } from './errors';
 
 /**
@@ -26,6 +27,9 @@ export const PageOf = <T extends TSchema>(item: T, order?: string) =>
     data: t.Array(item, order ? { description: order } : {}),
     next_cursor: t.Union([t.String(), t.Null()], { description: 'pass as `cursor` for the next page; null on the last page' }),
   });
+
+/** `detail.responses` of a list whose items have no model of their own: the page's shape. */
+export const pageAnswer = (description: string) => documented({ 200: [description, PageOf(t.Object({}, { additionalProperties: true }))] });
 
 export interface Page<T> {
   data: T[];

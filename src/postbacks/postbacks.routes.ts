@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import { strictBody } from '../http/strict-body';
@@ -22,7 +23,7 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
     .get('/api/v1/postback-destinations', ({ query, principal }) => listOrgDestinations(deps, principal.orgId, query), {
       apiKey: true,
       query: ListDestinationsQuery,
-      detail: { summary: 'List postback destinations, newest first' },
+      detail: { summary: 'List postback destinations, newest first', ...pageAnswer('a page of destinations, newest first') },
     })
     .delete('/api/v1/postback-destinations/:id', ({ params, principal }) => removeDestination(deps, principal, params.id), {
       apiKey: true,
@@ -33,6 +34,6 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
       '/api/v1/postback-deliveries',
       ({ query, principal }) =>
         listOrgDeliveries(deps, principal.orgId, { status: query.status, conversionId: query.conversion_id, destinationId: query.destination_id }, query),
-      { apiKey: true, query: ListDeliveriesQuery, detail: { summary: 'The log of postback deliveries, newest first' } },
+      { apiKey: true, query: ListDeliveriesQuery, detail: { summary: 'The log of postback deliveries, newest first', ...pageAnswer('a page of deliveries, newest first') } },
     );
 }

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import { skanKeyObject } from '../config/skan-key';
@@ -24,6 +25,6 @@ export function skanRoutes(services: AuthDeps & { config: Pick<Config, 'skanPubl
     .get('/api/v1/skan-postbacks', ({ query, principal }) => listSkanPostbacks(deps, principal.orgId, query), {
       apiKey: true,
       query: ListSkanPostbacksQuery,
-      detail: { summary: 'List received SKAdNetwork postbacks' },
+      detail: { summary: 'List received SKAdNetwork postbacks', ...pageAnswer('a page of postbacks, newest first') },
     });
 }

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import type { Clock } from '../shared/ids';
@@ -47,6 +48,6 @@ export function subscriptionsRoutes(services: SubscriptionsServices) {
     .get('/api/v1/subscriptions', ({ query, principal }) => listOrgSubscriptions({ db }, principal.orgId, query), {
       apiKey: true,
       query: ListSubscriptionsQuery,
-      detail: { summary: 'List subscriptions' },
+      detail: { summary: 'List subscriptions', ...pageAnswer('a page of subscriptions, most recently changed first') },
     });
 }
