@@ -3,7 +3,7 @@ import type { Mirror } from '../../analytics/mirror/mirror';
 import { organizationPivot } from '../../analytics/pivot';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
-import { listApiKeys } from '../../auth/api-keys';
+import { listApiKeyPage } from '../../auth/api-keys';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { listCampaigns } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
@@ -108,7 +108,10 @@ export function webRoutes(deps: WebDeps) {
       query: PageLinkQuery,
       ...page('Apps and their SDK keys, a page at a time', BAD_PAGE_LINK),
     })
-    .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId))), page('API keys: create, list by prefix, revoke'))
+    .get('/keys', ({ request, query }) => signedIn(request, async (session) => keysPage(await listApiKeyPage(db, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined })), {
+      query: PageLinkQuery,
+      ...page('API keys: create, list by prefix, revoke; a page at a time', BAD_PAGE_LINK),
+    })
     .get('/campaigns', ({ request, query }) =>
       signedIn(request, async (session) => {
         const now = deps.clock();
