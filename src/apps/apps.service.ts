@@ -1,8 +1,8 @@
-import { readPage, type Page } from '../http/pagination';
 import { type Actor, recordAudit } from '../auth/audit';
 import { generateSdkKey } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { parseHttpUrl } from '../shared/net/web-url';
 import { newId } from '../shared/ids';
 import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type ListAppsQuery, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';

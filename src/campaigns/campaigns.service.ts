@@ -1,9 +1,9 @@
-import { readPage, type Page } from '../http/pagination';
 import { appExists } from '../apps/apps.repo';
 import { type Actor, recordAudit } from '../auth/audit';
 import type { Db } from '../db/db';
 import { isUniqueViolation } from '../db/errors';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { skanFigures } from '../skan/skan.repo';
 import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type ListCampaignsQuery, type PatchCampaignBody } from './campaigns.model';

@@ -171,6 +171,19 @@ for (const backend of backends()) {
       '/api/v1/domains',
       '/api/v1/fx-rates',
     ];
+    test('the OpenAPI document shows `cursor` on every list and `next_cursor` in its answer', async () => {
+      const document = await body(await t.request('/api/openapi.json'));
+      for (const path of [...LISTS, '/api/dashboard/links', '/api/dashboard/apps', '/api/dashboard/keys']) {
+        const operation = document.paths[path].get;
+        const cursor = operation.parameters.find((p: { name: string }) => p.name === 'cursor');
+        expect(cursor).toMatchObject({ in: 'query', required: false, schema: { type: 'string' } });
+        expect(operation.parameters.find((p: { name: string }) => p.name === 'limit')).toBeDefined();
+        const schema = operation.responses['200'].content['application/json'].schema;
+        expect(JSON.stringify(schema.properties.next_cursor)).toContain('null');
+        expect(schema.properties.data.type).toBe('array');
+      }
+    });
+
     for (const path of LISTS) {
       test(`${path}: a page answers next_cursor, a bad cursor is a 400 on cursor`, async () => {
         const ok = await get(`${path}?limit=1`);
