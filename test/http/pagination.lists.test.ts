@@ -4,6 +4,7 @@ import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { newId } from '../../src/shared/ids';
 import type { Db } from '../../src/db/db';
+import { insertClick } from '../support/clicks';
 
 /**
  * Cursor pagination over HTTP (docs/management-api.md, "Lists and pages"): every link once,
@@ -155,6 +156,36 @@ for (const backend of backends()) {
         cursor = answer.payload.next_cursor;
       } while (cursor);
       expect(seen).toEqual(['go-a.pages.example.com', 'go-b.pages.example.com', 'go-c.pages.example.com']);
+    });
+
+    test('clicks page with their filters; ties and microseconds neither repeat nor skip a click', async () => {
+      const org = await orgWithKey(db, 'Pages clicks');
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        // Five clicks in each second, over two days; every third carries the gclid filtered on.
+        const createdAt = `2026-09-0${1 + (i % 2)}T10:00:0${Math.floor(i / 5)}Z`;
+        ids.push(await insertClick(db, { orgId: org.orgId, createdAt, gclid: i % 3 === 0 ? 'G-PAGE' : null }));
+      }
+      // Some clicks a microsecond later than the others of their second: a cursor rounded to milliseconds would lose them.
+      await db.query("UPDATE clicks SET created_at = created_at + interval '1 microsecond' WHERE org_id = $1 AND id = ANY($2::text[])", [org.orgId, ids.filter((_, i) => i % 4 === 0)]);
+      const pages = async (query: string) => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const res = await t.request(`/api/v1/clicks?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: org.auth });
+          expect(res.status).toBe(200);
+          const answer = await body(res);
+          seen.push(...answer.data.map((click: { id: string }) => click.id));
+          cursor = answer.next_cursor;
+        } while (cursor);
+        return seen;
+      };
+      const whole = (await body(await t.request('/api/v1/clicks?limit=1000', { headers: org.auth }))).data.map((click: { id: string }) => click.id);
+      expect(whole).toHaveLength(25);
+      expect(await pages('limit=4')).toEqual(whole);
+      const filtered = (await body(await t.request('/api/v1/clicks?limit=1000&gclid=G-PAGE&since=2026-09-02T00:00:00Z', { headers: org.auth }))).data.map((click: { id: string }) => click.id);
+      expect(filtered.length).toBeGreaterThan(2);
+      expect(await pages('limit=2&gclid=G-PAGE&since=2026-09-02T00:00:00Z')).toEqual(filtered);
     });
 
     const LISTS = [
