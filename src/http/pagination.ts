@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { t, type TSchema } from 'elysia';
 import { documented } from './documented';
-import { fieldError } from './errors';
+import { fieldError, HttpError } from './errors';
 
 /**
  * Cursor pagination for every list of the API (docs/management-api.md, "Lists and pages"): a page
@@ -73,22 +73,41 @@ export function decodeCursor(scope: CursorScope, cursor: string, keyLength: numb
   return key;
 }
 
+/** Whether an error is the refusal of a cursor (the web app answers it with a page of its own). */
+export function isCursorRefusal(error: unknown): boolean {
+  if (!(error instanceof HttpError) || error.status !== 400) return false;
+  const body = error.body.error as { fieldErrors?: Record<string, unknown> } | undefined;
+  return typeof body === 'object' && body !== null && body.fieldErrors !== undefined && 'cursor' in body.fieldErrors;
+}
+
+/** The SQL types a values keyset's column is cast to, each with the text a cursor may carry for it. */
+const KEY_TEXT = {
+  // exactTimestamp's form: UTC to the microsecond.
+  timestamptz: (text: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(text) && sameDay(text.slice(0, 10)) && new Date(`${text.slice(0, 23)}Z`).toISOString().slice(0, 23) === text.slice(0, 23),
+  date: (text: string) => /^\d{4}-\d\d-\d\d$/.test(text) && sameDay(text),
+  text: () => true,
+} as const;
+const sameDay = (day: string) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day;
+
 /**
  * How one list is ordered and where its keyset condition comes from.
  * - `anchor`: the cursor carries the last row's id and the condition reads that row's sort key
  *   back in SQL, so a timestamp keeps the microseconds a JavaScript Date would drop. Every
  *   column goes one direction.
- * - `values`: the cursor carries the sort key itself (columns without that loss: dates, text),
- *   each column with its own direction and cast.
+ * - `values`: the cursor carries the sort key itself, each column with its own direction and
+ *   cast (a timestamp as exactTimestamp writes it).
  */
 export type Keyset =
   | { kind: 'anchor'; list: string; table: string; columns: readonly string[]; direction: 'asc' | 'desc'; id: string; org: string }
-  | { kind: 'values'; list: string; columns: readonly { column: string; cast: string; direction: 'asc' | 'desc' }[] };
+  | { kind: 'values'; list: string; columns: readonly { column: string; cast: keyof typeof KEY_TEXT; direction: 'asc' | 'desc' }[] };
 
 const keyLength = (keyset: Keyset) => (keyset.kind === 'anchor' ? 1 : keyset.columns.length);
 
 function pageRequest(keyset: Keyset, orgId: string, query: { limit?: number; cursor?: string }, defaultLimit: number): PageRequest {
-  const after = query.cursor === undefined ? null : decodeCursor({ list: keyset.list, orgId }, query.cursor, keyLength(keyset));
+  if (query.cursor === undefined) return { limit: query.limit ?? defaultLimit, after: null };
+  const after = decodeCursor({ list: keyset.list, orgId }, query.cursor, keyLength(keyset));
+  // A cursor made by hand with a key its column cannot hold is refused here, not by the cast in SQL.
+  if (keyset.kind === 'values' && !keyset.columns.every((column, i) => KEY_TEXT[column.cast](after[i]!))) throw fieldError('cursor', CURSOR_ERROR);
   return { limit: query.limit ?? defaultLimit, after };
 }
 

@@ -5,6 +5,7 @@ import { orgWithKey } from '../support/fixtures';
 import { newId } from '../../src/shared/ids';
 import type { Db } from '../../src/db/db';
 import { insertClick } from '../support/clicks';
+import { encodeCursor } from '../../src/http/pagination';
 
 /**
  * Cursor pagination over HTTP (docs/management-api.md, "Lists and pages"): every link once,
@@ -107,6 +108,27 @@ for (const backend of backends()) {
       // Nor does A's own cursor open B's rows to B's key, or the other way round.
       const ours = await get('/api/v1/links?limit=1');
       expect((await get(`/api/v1/links?cursor=${encodeURIComponent(ours.payload.next_cursor)}`, b.auth)).status).toBe(400);
+    });
+
+    test("a cursor made by hand is still a 400 when its key does not fit, and never opens another organization's rows", async () => {
+      const forge = (list: string, key: string[]) => encodeCursor({ list, orgId: a.orgId }, key);
+      for (const [path, cursor] of [
+        ['/api/v1/clicks', forge('clicks', ['yesterday', 'x'])],
+        ['/api/v1/clicks', forge('clicks', ['2026-09-01T00:00:00.000000Z'])],
+        ['/api/v1/subscriptions', forge('subscriptions', ['2026-13-01T00:00:00.000000Z', 'x'])],
+        ['/api/v1/fx-rates', forge('fx-rates', ['2026-02-31', 'EUR'])],
+      ] as const) {
+        const answer = await get(`${path}?cursor=${encodeURIComponent(cursor)}`);
+        expect(answer.status).toBe(400);
+        expect(answer.payload.error.fieldErrors.cursor).toBeDefined();
+      }
+      // A well-formed key is read within the caller's organization only: B's newest link as the anchor gives A nothing.
+      const theirs = (await get('/api/v1/links?limit=1', b.auth)).payload.data[0];
+      const anchored = await get(`/api/v1/links?cursor=${encodeURIComponent(forge('links', [theirs.id]))}`);
+      expect(anchored.status).toBe(200);
+      expect(anchored.payload).toEqual({ data: [], next_cursor: null });
+      const clicks = await get(`/api/v1/clicks?cursor=${encodeURIComponent(forge('clicks', ['2099-01-01T00:00:00.000000Z', 'z']))}`);
+      expect(clicks.status).toBe(200);
     });
 
     test("a cursor of one list is refused by another", async () => {

@@ -9,7 +9,7 @@ import { listCampaigns } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { HttpError } from '../../http/errors';
-import { CursorQuery } from '../../http/pagination';
+import { CursorQuery, isCursorRefusal } from '../../http/pagination';
 import { LinkParams } from '../../links/links.model';
 import { getLink, listLinks } from '../../links/links.service';
 import { DEFAULT_EXPORT_DAYS as DEFAULT_INVALID_DAYS, parseExportDays } from '../../protect/export/export.model';
@@ -71,7 +71,7 @@ export function webRoutes(deps: WebDeps) {
       return htmlResponse(await render(session));
     } catch (error) {
       // A page link whose cursor is not this list's (edited, or another organization's).
-      if (error instanceof HttpError && error.status === 400) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
+      if (isCursorRefusal(error)) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
       // An unknown or foreign id reads as unknown, as in the API.
       if (error instanceof HttpError && error.status === 404) return htmlResponse(appPage({ title: 'Not found', current: null }, html`<p>${error.message}.</p><p><a href="/">Overview</a></p>`), 404);
       throw error;
