@@ -126,7 +126,9 @@ export function keysetCondition(keyset: Keyset, after: readonly string[] | null,
     return { sql: `(${columns}) ${op} (${anchor})`, params: [after[0]!] };
   }
   // Mixed directions have no row comparison: (a < x) OR (a = x AND b > y) OR ...
-  const value = (i: number) => `$${firstParam + i}::${keyset.columns[i]!.cast}`;
+  // Cast from text on the server: the postgres driver would turn a timestamptz parameter into a
+  // JavaScript Date and drop its microseconds.
+  const value = (i: number) => `($${firstParam + i}::text)::${keyset.columns[i]!.cast}`;
   const branches = keyset.columns.map((column, i) => {
     const equal = keyset.columns.slice(0, i).map((earlier, j) => `${alias}${earlier.column} = ${value(j)}`);
     const op = column.direction === 'desc' ? '<' : '>';

@@ -76,7 +76,7 @@ describe('keyset conditions', () => {
 
   test('values with mixed directions expand into branches; every value is a parameter', () => {
     expect(keysetCondition(values, ['2026-09-01', 'EUR'], 6)).toEqual({
-      sql: '((day < $6::date) OR (day = $6::date AND currency > $7::text))',
+      sql: '((day < ($6::text)::date) OR (day = ($6::text)::date AND currency > ($7::text)::text))',
       params: ['2026-09-01', 'EUR'],
     });
     expect(keysetOrder(values, 'r.')).toBe('r.day DESC, r.currency ASC');
