@@ -1,3 +1,4 @@
+import { CursorQuery } from '../http/pagination';
 import { t } from 'elysia';
 import { WholeNumber } from '../http/strict-body';
 
@@ -99,7 +100,9 @@ export type PatchAppBody = typeof PatchAppBody.static;
 export const AppParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 export const ListAppsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListAppsQuery = typeof ListAppsQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 export interface AppRow {

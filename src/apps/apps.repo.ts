@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { AppRow } from './apps.model';
 
 const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, reattribution_days, settings, created_at';
@@ -46,8 +47,12 @@ export async function findApp(db: Queryable, orgId: string, id: string): Promise
   return rows[0];
 }
 
-export function listApps(db: Queryable, orgId: string, limit: number): Promise<AppRow[]> {
-  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+/** Newest first; the cursor names the last one shown. */
+export const APPS_KEYSET: Keyset = { kind: 'anchor', list: 'apps', table: 'apps', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listApps(db: Queryable, orgId: string, page: PageRequest): Promise<AppRow[]> {
+  const after = keysetCondition(APPS_KEYSET, page.after, 3);
+  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(APPS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
 }
 
 /** Names of the organization's apps among `ids` (apps are not mirrored: report labels come from here). */

@@ -2,9 +2,10 @@ import { type Actor, recordAudit } from '../auth/audit';
 import { generateSdkKey } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { parseHttpUrl } from '../shared/net/web-url';
 import { newId } from '../shared/ids';
-import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
+import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type ListAppsQuery, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
 import * as repo from './apps.repo';
 
 export function toAppResponse(row: AppRow): AppResponse {
@@ -67,8 +68,16 @@ export async function getApp({ db }: { db: Db }, orgId: string, id: string): Pro
   return toAppResponse(row);
 }
 
-export async function listApps({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<AppResponse[]> {
-  return (await repo.listApps(db, orgId, limit)).map(toAppResponse);
+export function listApps({ db }: { db: Db }, orgId: string, query: ListAppsQuery = {}): Promise<Page<AppResponse>> {
+  return readPage({
+    keyset: repo.APPS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listApps(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toAppResponse,
+  });
 }
 
 /**

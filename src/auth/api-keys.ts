@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, readPage, type Keyset, type Page, type PageRequest } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { constantTimeEqual, randomToken, sha256Hex } from '../shared/crypto/secrets';
 
@@ -84,11 +85,34 @@ export interface ApiKeyListing {
   revoked_at: Date | null;
 }
 
-export function listApiKeys(db: Queryable, orgId: string): Promise<ApiKeyListing[]> {
+/** Newest first; the cursor names the last key shown. */
+export const API_KEYS_KEYSET: Keyset = { kind: 'anchor', list: 'api-keys', table: 'api_keys', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listApiKeys(db: Queryable, orgId: string, page: PageRequest): Promise<ApiKeyListing[]> {
+  const after = keysetCondition(API_KEYS_KEYSET, page.after, 3);
   return db.query<ApiKeyListing>(
-    'SELECT id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE org_id = $1 ORDER BY created_at DESC, id DESC',
-    [orgId],
+    `SELECT id, name, prefix, created_at, last_used_at, revoked_at FROM api_keys
+      WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(API_KEYS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
+}
+
+/**
+ * A page of the organization's keys. The default page is the largest (1000): before pages, the
+ * list answered every key, and it still does for an organization with no more than that.
+ */
+export const DEFAULT_KEYS_LIMIT = 1000;
+
+export function listApiKeyPage(db: Queryable, orgId: string, query: { limit?: number; cursor?: string }): Promise<Page<ApiKeyListing>> {
+  return readPage({
+    keyset: API_KEYS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_KEYS_LIMIT,
+    fetch: (page) => listApiKeys(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: (row) => row,
+  });
 }
 
 /** Revokes one key of the organization; false when it has no such live key. */

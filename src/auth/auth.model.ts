@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery, PageOf } from '../http/pagination';
 
 /** A password being set (registration, password change); one being checked is only bounded. */
 const NewPassword = t.String({ minLength: 8, maxLength: 256 });
@@ -28,7 +29,12 @@ export const OkBody = t.Object({ ok: t.Literal(true) });
 export const KeyRevokedBody = t.Object({ ok: t.Literal(true), id: t.String() });
 export const SessionsEndedBody = t.Object({ ok: t.Literal(true), ended_sessions: t.Integer({ minimum: 0 }) });
 export const CreatedKeyBody = t.Object({ id: t.String(), name: t.String(), prefix: t.String(), api_key: t.String({ description: 'shown in this answer only' }) });
-export const KeyListBody = t.Object({
-  data: t.Array(t.Object({ id: t.String(), name: t.String(), prefix: t.String(), created_at: t.String(), last_used_at: t.Union([t.String(), t.Null()]), revoked_at: t.Union([t.String(), t.Null()]) })),
+export const KeyListBody = PageOf(
+  t.Object({ id: t.String(), name: t.String(), prefix: t.String(), created_at: t.String(), last_used_at: t.Union([t.String(), t.Null()]), revoked_at: t.Union([t.String(), t.Null()]) }),
+  'newest first',
+);
+export const ListKeysQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
 export const KeyParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });

@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
 import { notFound } from '../http/errors';
-import { issueApiKey, listApiKeys, revokeApiKey } from './api-keys';
+import { issueApiKey, listApiKeyPage, revokeApiKey } from './api-keys';
 import { recordAudit } from './audit';
 import { authPlugin, type AuthDeps } from './auth.plugin';
 import { documented } from '../http/documented';
-import { CreatedKeyBody, CreateKeyBody, KeyListBody, KeyParams, KeyRevokedBody } from './auth.model';
+import { CreatedKeyBody, CreateKeyBody, KeyListBody, KeyParams, KeyRevokedBody, ListKeysQuery } from './auth.model';
 
 /** The settings screen's API keys: session only, and the full key is shown once, at creation. */
 export function keysRoutes(deps: AuthDeps) {
@@ -24,9 +24,10 @@ export function keysRoutes(deps: AuthDeps) {
       },
       { session: true, body: CreateKeyBody, detail: { summary: 'Create an API key', ...documented({ 201: ['the key, in full this once', CreatedKeyBody] }) } },
     )
-    .get('/api/dashboard/keys', async ({ session }) => ({ data: await listApiKeys(db, session.orgId) }), {
+    .get('/api/dashboard/keys', ({ query, session }) => listApiKeyPage(db, session.orgId, query), {
       session: true,
-      detail: { summary: 'List API keys', ...documented({ 200: ['the keys by prefix, newest first', KeyListBody] }) },
+      query: ListKeysQuery,
+      detail: { summary: 'List API keys', ...documented({ 200: ['a page of the keys by prefix, newest first (1000 unless `limit` says otherwise)', KeyListBody] }) },
     })
     .delete(
       '/api/dashboard/keys/:id',

@@ -1,7 +1,7 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { t as schema } from 'elysia';
-import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
+import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeyPage, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
 import { createApiKeyCache } from '../../src/auth/api-key-cache';
 import { authPlugin } from '../../src/auth/auth.plugin';
 import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
@@ -104,7 +104,7 @@ for (const backend of backends()) {
         expect(await revokeApiKeyByPrefix(db, a.apiKey.slice(0, 17))).toEqual({ id: a.keyId, org_id: a.orgId });
         expect(await revokeApiKeyByPrefix(db, a.apiKey.slice(0, 17))).toBeUndefined();
         expect(await authenticateApiKey(db, a.apiKey)).toBeNull();
-        expect((await listApiKeys(db, b.orgId)).map((k) => k.revoked_at)).toEqual([null]);
+        expect((await listApiKeyPage(db, b.orgId, {})).data.map((k) => k.revoked_at)).toEqual([null]);
       });
     });
 

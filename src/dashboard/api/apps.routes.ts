@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { CreateAppBody, ListAppsQuery } from '../../apps/apps.model';
 import { createApp, listApps } from '../../apps/apps.service';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
+import { pageAnswer } from '../../http/pagination';
 import { strictBody } from '../../http/strict-body';
 
 /** Apps and their SDK keys in the web app (session): the same service and bodies as /api/v1/apps. */
@@ -18,9 +19,9 @@ export function dashboardAppsRoutes(deps: AuthDeps) {
       },
       { session: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key (as POST /api/v1/apps)' } },
     )
-    .get('/api/dashboard/apps', async ({ query, session }) => ({ data: await listApps({ db }, session.orgId, query.limit) }), {
+    .get('/api/dashboard/apps', async ({ query, session }) => listApps({ db }, session.orgId, query), {
       session: true,
       query: ListAppsQuery,
-      detail: { summary: 'List apps with their SDK keys (as GET /api/v1/apps)' },
+      detail: { summary: 'List apps with their SDK keys (as GET /api/v1/apps)', ...pageAnswer('a page of apps, newest first') },
     });
 }

@@ -1,10 +1,13 @@
 import { PLATFORMS, type AppResponse } from '../../../apps/apps.model';
+import type { Page } from '../../../http/pagination';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
+import { pager } from '../pager';
 
 /** GET /apps: create an app; each app with its SDK key (public by design: it ships in the app). */
-export function appsPage(apps: readonly AppResponse[]): Html {
+export function appsPage(page: Page<AppResponse>, where: { first: boolean }): Html {
+  const apps = page.data;
   const rows = apps.map(
     (app) => html`<tr><td>${app.name}</td><td>${app.platform}</td><td class="mono">${app.bundle_id ?? '—'}</td><td><code>${app.sdk_key}</code></td><td class="num">${app.reattribution_days}</td></tr>`,
   );
@@ -27,6 +30,7 @@ ${apps.length === 0
   : html`<div class="table-box"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Platform</th><th scope="col">Bundle id</th><th scope="col">SDK key</th><th scope="col" class="num">Re-attribution days</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`}
+${pager('/apps', { next_cursor: page.next_cursor, first: where.first, shown: apps.length })}
 </div>`,
   );
 }

@@ -1,12 +1,15 @@
 import type { ApiKeyListing } from '../../../auth/api-keys';
+import type { Page } from '../../../http/pagination';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
+import { pager } from '../pager';
 
 const when = (date: Date | null) => (date ? date.toISOString().slice(0, 16).replace('T', ' ') : '—');
 
 /** GET /keys: create a key (shown once), list keys by prefix, revoke. */
-export function keysPage(keys: readonly ApiKeyListing[]): Html {
+export function keysPage(page: Page<ApiKeyListing>, where: { first: boolean }): Html {
+  const keys = page.data;
   const rows = keys.map(
     (key) => html`<tr>
 <td>${key.name}</td><td><code>${key.prefix}…</code></td><td>${when(key.created_at)}</td><td>${when(key.last_used_at)}</td>
@@ -36,6 +39,7 @@ ${keys.length === 0
   : html`<div class="table-box"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created (UTC)</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`}
+${pager('/keys', { next_cursor: page.next_cursor, first: where.first, shown: keys.length })}
 </div>`,
   );
 }
