@@ -1,12 +1,13 @@
 import { Elysia } from 'elysia';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
+import type { KeyChanges } from '../auth/key-changes';
 import { strictBody } from '../http/strict-body';
 import { AppParams, CreateAppBody, ListAppsQuery, PatchAppBody } from './apps.model';
 import { createApp, getApp, listApps, patchApp } from './apps.service';
 
 /** Apps management API (API key). */
-export function appsRoutes(deps: AuthDeps) {
-  const { db } = deps;
+export function appsRoutes(deps: AuthDeps & { keyChanges: KeyChanges }) {
+  const { db, keyChanges } = deps;
   return new Elysia({ name: 'apps' })
     .use(authPlugin(deps))
     .post(
@@ -24,7 +25,7 @@ export function appsRoutes(deps: AuthDeps) {
       detail: { summary: 'List apps with their SDK keys' },
     })
     .get('/api/v1/apps/:id', ({ params, principal }) => getApp({ db }, principal.orgId, params.id), { apiKey: true, params: AppParams, detail: { summary: 'One app' } })
-    .patch('/api/v1/apps/:id', ({ params, principal, body }) => patchApp({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
+    .patch('/api/v1/apps/:id', ({ params, principal, body }) => patchApp({ db, keyChanges }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {
       apiKey: true,
       params: AppParams,
       body: PatchAppBody,

@@ -33,7 +33,7 @@ import { loginPage, registerPage } from './pages/sign-in.page';
 export interface WebDeps extends RealtimeDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification'>;
+  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification' | 'keyRateLimit'>;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
 }
 
@@ -97,8 +97,8 @@ export function webRoutes(deps: WebDeps) {
       params: LinkParams,
       ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
     })
-    .get('/apps', ({ request }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, 1000))), page('Apps and their SDK keys'))
-    .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId))), page('API keys: create, list by prefix, revoke'))
+    .get('/apps', ({ request }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, 1000), config.keyRateLimit)), page('Apps and their SDK keys, with their rate limits'))
+    .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId), config.keyRateLimit)), page('API keys: create, list by prefix with their rate limits, revoke'))
     .get('/campaigns', ({ request, query }) =>
       signedIn(request, async (session) => {
         const now = deps.clock();
