@@ -397,7 +397,7 @@ for (const backend of backends()) {
           services.rateLimiter = redisRateLimiter(config.redisUrl!, { namespace });
           const serving = createServing(services);
           return {
-            request: (path: string, init: RequestInit = {}) => serving.fetch(new Request(`${TEST_BASE_URL}${path}`, init)),
+            request: async (path: string, init: RequestInit = {}) => serving.fetch(new Request(`${TEST_BASE_URL}${path}`, init)),
             // services.stop() closes the limiter it was built with; the Redis one put in its place is closed here.
             stop: async () => {
               await services.stop();
@@ -411,7 +411,7 @@ for (const backend of backends()) {
           const limited = await limitedKey(db, 10);
           const sibling = await limitedKey(db, null, limited.orgId);
           const client = freshClient();
-          const call = (n: { request: Requester['request'] }, auth: Record<string, string>) => n.request('/api/v1/apps?limit=1', { headers: { ...auth, ...client } });
+          const call = (n: { request: (path: string, init?: RequestInit) => Promise<Response> }, auth: Record<string, string>) => n.request('/api/v1/apps?limit=1', { headers: { ...auth, ...client } });
           let turn = 0;
           expect(await statuses(10, () => call(turn++ % 2 ? first : second, limited.auth))).toEqual(Array(10).fill(200));
           const refusedFirst = await call(first, limited.auth);
