@@ -1,9 +1,12 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { Value } from '@sinclair/typebox/value';
+import fc from 'fast-check';
 import { ulid } from 'ulid';
 import { createServing } from '../../src/app';
 import { issueApiKey } from '../../src/auth/api-keys';
 import { createKeyChanges } from '../../src/auth/key-changes';
+import { KeyRateLimitField } from '../../src/auth/key-rate-limit';
 import { createOrganization } from '../../src/auth/accounts.service';
 import { loadConfig } from '../../src/config/config';
 import type { Db } from '../../src/db/db';
@@ -68,6 +71,18 @@ async function signedIn(t: Requester) {
 }
 
 const BAD_LIMITS: unknown[] = [0, 1_000_001, -5, 10.5, '10', 'ten', true, {}, [10]];
+
+describe('rate_limit_per_minute in a body', () => {
+  test('takes every whole number from 1 to 1,000,000 and null (property)', () => {
+    fc.assert(fc.property(fc.oneof(fc.integer({ min: 1, max: 1_000_000 }), fc.constant(null)), (value) => Value.Check(KeyRateLimitField, value)));
+  });
+
+  test('refuses every other number, and any other type (property)', () => {
+    const outside = fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 1_000_001 }), fc.double({ noNaN: false }).filter((n) => !Number.isInteger(n) || n < 1 || n > 1_000_000));
+    const otherTypes = fc.oneof(fc.string(), fc.boolean(), fc.array(fc.integer()), fc.object(), fc.integer({ min: 1, max: 1_000_000 }).map(String));
+    fc.assert(fc.property(fc.oneof(outside, otherTypes), (value) => !Value.Check(KeyRateLimitField, value)));
+  });
+});
 
 for (const backend of backends()) {
   describe(`key rate limits on ${backend.name}`, async () => {

@@ -174,6 +174,14 @@ describe('loadConfig: happy', () => {
     expect(limit('600')).toBe(600);
     expect(limit('1000000')).toBe(1_000_000);
     expect(() => limit('1000001')).toThrow('invalid KEY_RATE_LIMIT: 1000001 is more than 1000000 requests a minute');
+    // Property: every whole number 1..1,000,000 is taken as itself; every other whole number is refused.
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1_000_000 }), (n) => limit(String(n)) === n), { numRuns: 50 });
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -1_000_000, max: 0 }), fc.integer({ min: 1_000_001, max: 2 ** 40 })), (n) => {
+        expect(() => limit(String(n))).toThrow(/^invalid KEY_RATE_LIMIT/);
+      }),
+      { numRuns: 50 },
+    );
   });
 
   test('postbacks are paced at 10 a second per host with a burst of 20 unless configured', () => {
