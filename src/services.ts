@@ -3,6 +3,7 @@ import { absentMirror, startMirror } from './analytics/mirror/mirror.boot';
 import type { Mirror } from './analytics/mirror/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
+import { createKeyChanges, type KeyChanges } from './auth/key-changes';
 import type { Config } from './config/config';
 import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
@@ -39,6 +40,8 @@ export interface Services {
   apiKeyCache: ApiKeyCache;
   /** Apps behind SDK keys, for a few seconds (src/auth/sdk-key-cache.ts). */
   sdkKeyCache: SdkKeyCache;
+  /** Revocations and new limits of keys, to every node's key caches (src/auth/key-changes.ts). */
+  keyChanges: KeyChanges;
   ipHasher: IpHasher;
   /** Country, region, city, AS and IP type of an address, each database loaded on first use (src/ipintel/ip-intel.ts). */
   ipIntel: IpIntel;
@@ -97,8 +100,8 @@ export interface ServicesOptions {
   mirror?: boolean;
   /**
    * false: the postback worker, the late matcher, the pending beacons and the uninstall checker
-   * are built but not started (runOnce() still works), and link changes from other nodes are not
-   * listened for; this node's own still apply.
+   * are built but not started (runOnce() still works), and link and key changes from other nodes
+   * are not listened for; this node's own still apply.
    */
   workers?: boolean;
   /** The TXT lookup of domain verification; node:dns by default. */
@@ -110,6 +113,10 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
   const linkChanges = createLinkChanges(db);
   if (workers) await linkChanges.start();
+  const apiKeyCache = createApiKeyCache(db);
+  const sdkKeyCache = createSdkKeyCache(db);
+  const keyChanges = createKeyChanges(db, { apiKeyCache, sdkKeyCache });
+  if (workers) await keyChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const clock = options.clock ?? systemClock;
   // Every click journaled is counted for the realtime counters the moment it is answered.
@@ -152,8 +159,9 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     db,
     clock,
     rateLimiter,
-    apiKeyCache: createApiKeyCache(db),
-    sdkKeyCache: createSdkKeyCache(db),
+    apiKeyCache,
+    sdkKeyCache,
+    keyChanges,
     ipHasher,
     ipIntel: openIpIntel(ipIntelOptionsFor(config)),
     linkChanges,
@@ -191,6 +199,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => pendingBeacons.stop(),
         () => uninstallChecker.stop(),
         () => linkChanges.stop(),
+        () => keyChanges.stop(),
         () => rateLimiter.close(),
         () => mirror.stop({ budgetMs: deadline === undefined ? undefined : deadline - Date.now() - CLOSE_RESERVE_MS }),
       ];

@@ -7,6 +7,7 @@ import { authPlugin } from '../../src/auth/auth.plugin';
 import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
 import { assertSdkPlatform, authenticateSdkKey, generateSdkKey, SDK_KEY_PATTERN } from '../../src/auth/sdk-keys';
 import { sha256Hex } from '../../src/shared/crypto/secrets';
+import { memoryRateLimiter } from '../../src/http/rate-limit';
 import { startSession } from '../../src/auth/sessions';
 import { createOrganization, createUser } from '../../src/auth/accounts.service';
 import type { Db } from '../../src/db/db';
@@ -28,7 +29,7 @@ const SECRET = 'credentials-test-session-secret-0123456789';
 function credentialApp(db: Db) {
   const { base, seal } = behindHttpRules();
   const app = base
-    .use(authPlugin({ db, config: { sessionSecret: SECRET }, apiKeyCache: createApiKeyCache(db), sdkKeyCache: createSdkKeyCache(db) }))
+    .use(authPlugin({ db, config: { sessionSecret: SECRET, rateLimit: false, keyRateLimit: null }, rateLimiter: memoryRateLimiter(), apiKeyCache: createApiKeyCache(db), sdkKeyCache: createSdkKeyCache(db) }))
     .get('/api/v1/whoami', ({ principal }) => principal, { apiKey: true })
     .get('/postback', ({ principal }) => principal, { apiKey: 'header-or-query' })
     .post('/api/sdk/v1/whoami', ({ sdkApp, body }) => {
@@ -59,7 +60,7 @@ for (const backend of backends()) {
         for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
           const res = await request('/api/v1/whoami', { headers: { authorization: `${scheme} ${apiKey}` } });
           expect(res.status).toBe(200);
-          expect(await body(res)).toEqual({ keyId, orgId });
+          expect(await body(res)).toEqual({ keyId, orgId, rateLimitPerMinute: null });
         }
       });
 
@@ -120,7 +121,7 @@ for (const backend of backends()) {
            VALUES ($1, $2, 'App', 'ios', $3, $4, 30, $5::text::jsonb)`,
           [appId, orgId, key, hash, JSON.stringify({ a: 1 })],
         );
-        expect(await authenticateSdkKey(db, key)).toEqual({ appId, orgId, platform: 'ios', reattributionDays: 30, settings: { a: 1 } });
+        expect(await authenticateSdkKey(db, key)).toEqual({ appId, orgId, platform: 'ios', reattributionDays: 30, settings: { a: 1 }, rateLimitPerMinute: null });
         const [stored] = await db.query<{ sdk_key_hash: string }>('SELECT sdk_key_hash FROM apps WHERE id = $1', [appId]);
         expect(stored!.sdk_key_hash).toBe(sha256Hex(key));
       });

@@ -34,7 +34,7 @@ import { loginPage, registerPage } from './pages/sign-in.page';
 export interface WebDeps extends RealtimeDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification'>;
+  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification' | 'keyRateLimit'>;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
 }
 
@@ -104,13 +104,13 @@ export function webRoutes(deps: WebDeps) {
       params: LinkParams,
       ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
     })
-    .get('/apps', ({ request, query }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined })), {
+    .get('/apps', ({ request, query }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined }, config.keyRateLimit)), {
       query: PageLinkQuery,
-      ...page('Apps and their SDK keys, a page at a time', BAD_PAGE_LINK),
+      ...page('Apps and their SDK keys, with their rate limits, a page at a time', BAD_PAGE_LINK),
     })
-    .get('/keys', ({ request, query }) => signedIn(request, async (session) => keysPage(await listApiKeyPage(db, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined })), {
+    .get('/keys', ({ request, query }) => signedIn(request, async (session) => keysPage(await listApiKeyPage(db, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined }, config.keyRateLimit)), {
       query: PageLinkQuery,
-      ...page('API keys: create, list by prefix, revoke; a page at a time', BAD_PAGE_LINK),
+      ...page('API keys: create, list by prefix with their rate limits, revoke; a page at a time', BAD_PAGE_LINK),
     })
     .get('/campaigns', ({ request, query }) =>
       signedIn(request, async (session) => {
