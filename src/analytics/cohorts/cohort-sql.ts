@@ -133,7 +133,9 @@ export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql:
   const asked = query.days.map((n) => `CAST(${param(n)} AS INTEGER)`);
   const askedList = asked.join(', ');
   // Which days an install was active on, as bits: grouped per install, never per event, so
-  // the working memory is one row per install (MASK_BITS days to a BIGINT word).
+  // the working memory is one row per install (MASK_BITS days to a BIGINT word). The events
+  // carry only the install's key and day through the join and the grouping, its groups join
+  // back after: narrower rows kept two DuckDB threads inside MIRROR_MEMORY_MB's 256 MiB.
   const wordOf = (index: number) => Math.floor(index / MASK_BITS);
   const bitOf = (index: number) => `CAST(${(1n << BigInt(index % MASK_BITS)).toString()} AS BIGINT)`;
   const words = Array.from({ length: wordOf(asked.length - 1) + 1 }, (_, word) => word);
@@ -193,17 +195,22 @@ asked (n, word, bit) AS (
   VALUES ${asked.map((value, index) => `(${value}, ${wordOf(index)}, ${bitOf(index)})`).join(', ')}
 ),
 active_days AS (
-  SELECT c.id, c.k1, c.k2, c.install_day, ${eventDay} - c.install_day AS n
+  SELECT c.id, ${eventDay} - c.install_day AS n
     FROM events e
     JOIN counted c ON c.id = e.install_key
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
      AND ${active}
 ),
-active AS (
-  SELECT id, k1, k2, install_day, ${masks}
+active_masks AS (
+  SELECT id, ${masks}
     FROM active_days
    WHERE n IN (${askedList})
-   GROUP BY id, k1, k2, install_day
+   GROUP BY id
+),
+active AS (
+  SELECT c.k1, c.k2, c.install_day, m.*
+    FROM active_masks m
+    JOIN counted c ON c.id = m.id
 ),
 revenue AS (
   SELECT c.k1, c.k2, c.install_day, ${eventDay} AS day, ${amountCurrencySql('e.currency', currency)} AS currency, sum(e.value) AS amount
