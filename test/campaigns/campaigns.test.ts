@@ -148,10 +148,10 @@ for (const backend of backends()) {
           expect(changed.status).toBe(400);
           expect(Object.keys((await body(changed)).error.fieldErrors)).toEqual(['partner']);
         }
-        for (const json of [{ status: 'paused' }, { external_id: 'x' }]) expect(Object.keys((await body(await patch(auth, existing.id, json))).error.fieldErrors)).toEqual(Object.keys(json));
+        for (const json of [{ status: 'paused' }, { skan_source_identifier: 1 }, { external_id: ' x' }]) expect(Object.keys((await body(await patch(auth, existing.id, json))).error.fieldErrors)).toEqual(Object.keys(json));
         const empty = await patch(auth, existing.id, {});
         expect(empty.status).toBe(400);
-        expect((await body(empty)).error.formErrors).toEqual(['the body names no field to change: name, partner']);
+        expect((await body(empty)).error.formErrors).toEqual(['the body names no field to change: name, partner, external_id, app_id, status']);
         expect((await campaignRows(orgId)).map((c: any) => c.partner).sort()).toEqual(['p'.repeat(64), 'tiktok']);
         expect((await auditRows(db, keyId)).length).toBe(2);
       });
