@@ -39,7 +39,7 @@ function reporting(settings: ReportingSettings, rates: readonly FxRateRow[]): Ht
 <div class="panel">
 <h2>Reporting</h2>
 <p class="muted small">Every report's day is a day in this zone, and its amounts are in this currency. Exchange rates stay quoted in the currency they were uploaded under.</p>
-${apiForm({ id: 'reporting', api: '/api/dashboard/settings', method: 'PUT', submit: 'Save reporting settings', success: 'reload' }, [
+${apiForm({ id: 'reporting', api: '/api/dashboard/settings', method: 'PUT', submit: 'Save reporting settings', success: 'reload', changedOnly: true }, [
   html`<div class="field">
 <label for="reporting-timezone">Time zone</label>
 <input id="reporting-timezone" name="timezone" value="${settings.timezone}" list="time-zones" required autocomplete="off" aria-describedby="reporting-timezone-hint reporting-timezone-error">
