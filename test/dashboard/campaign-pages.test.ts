@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { heatClass } from '../../src/dashboard/web/pages/cohort-view';
+import type { CohortReport } from '../../src/analytics/cohorts/cohorts.model';
+import { cohortPanel, heatClass } from '../../src/dashboard/web/pages/cohort-view';
 import { lineChart } from '../../src/dashboard/web/svg-chart';
 import { testApp } from '../support/app';
 import { backends } from '../support/db';
@@ -11,6 +12,22 @@ import { event, install } from '../analytics/cohorts/support';
 describe('the cohort heat map and the charts', () => {
   test('retention bands: none, then under 10, 20, 40, 60 percent, and 60 or more', () => {
     expect([0, 0.05, 0.1, 0.19, 0.2, 0.39, 0.4, 0.59, 0.6, 1].map(heatClass)).toEqual(['heat-0', 'heat-1', 'heat-2', 'heat-2', 'heat-3', 'heat-3', 'heat-4', 'heat-4', 'heat-5', 'heat-5']);
+  });
+
+  test('a cohort day not reached yet is a dash with words for screen readers, never a shade; no spend means no ROAS curve', () => {
+    const day = (n: number, installs: number | null, retained: number | null) => ({
+      day: n, installs, retained, retention: installs && retained !== null ? retained / installs : null, revenue: null, arpu: null, roas: null, uninstalled: null,
+    });
+    const days = [day(0, 4, 4), day(1, 4, 1), day(7, null, null)];
+    const report: CohortReport = {
+      from: '2026-08-10', to: '2026-08-10', timezone: 'UTC', currency: 'USD', group_by: ['day'], days: [0, 1, 7], reattributions: 'exclude', activity: 'any',
+      rows: [{ day: '2026-08-10', installs: 4, reattributions: 0, spend: null, cpi: null, days }],
+      total: { installs: 4, reattributions: 0, spend: null, cpi: null, days },
+      unconverted: {}, unconverted_spend: {},
+    };
+    const panel = cohortPanel(report, '/csv').text;
+    expect(panel).toContain('<td class="num heat-5">100.0%<span class="cell-detail">4/4</span></td><td class="num heat-3">25.0%<span class="cell-detail">1/4</span></td><td class="num heat-none"><span aria-hidden="true">—</span><span class="visually-hidden">not reached</span></td>');
+    expect(panel).toContain('No spend imported for these cohorts, so no ROAS.');
   });
 
   test('a line chart escapes its labels and leaves a gap where a value is null', () => {

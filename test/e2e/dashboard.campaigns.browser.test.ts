@@ -41,8 +41,11 @@ for (const backend of backends) {
     const base = `http://localhost:${server.port}`;
     browser = await launchBrowser();
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true, userAgent: DESKTOP_CHROME });
-    // The 400s the test provokes on purpose: a partner with a leading blank, an unknown zone, a bad rate.
-    const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && /\/api\/dashboard\/(campaigns\/[^/]+|settings|fx-rates)$/.test(url) });
+    // The answers the test provokes on purpose: a partner with a leading blank, an unknown zone, a
+    // bad rate (400), an external id taken (409).
+    const watched: Watched = watch(context, {
+      expectedStatus: (url, status) => (status === 400 && /\/api\/dashboard\/(campaigns\/[^/]+|settings|fx-rates)$/.test(url)) || (status === 409 && /\/api\/dashboard\/campaigns$/.test(url)),
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
     const api = async (method: 'GET' | 'POST', path: string, data?: unknown) => {
@@ -67,7 +70,17 @@ for (const backend of backends) {
       await page.getByText('New campaign', { exact: true }).click();
       await page.locator('#new-campaign-name').fill('Spring <search>');
       await page.locator('#new-campaign-partner').fill('google_ads');
+      await page.locator('#new-campaign-external_id').fill('20937465');
       await reloadAfter(() => page.getByRole('button', { name: 'Create campaign' }).click());
+      // A second one with the same external id: "taken" beside that field, nothing created.
+      await page.getByText('New campaign', { exact: true }).click();
+      await page.locator('#new-campaign-name').fill('Copy');
+      await page.locator('#new-campaign-external_id').fill('20937465');
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      const taken = page.locator('#new-campaign-external_id-error');
+      await taken.waitFor({ state: 'visible' });
+      expect(await taken.textContent()).toBe('taken');
+      expect(await page.locator('#new-campaign-external_id').getAttribute('aria-invalid')).toBe('true');
       const link = page.getByRole('link', { name: 'Spring <search>' });
       await link.click();
       await page.getByRole('heading', { level: 1, name: 'Campaign Spring <search>' }).waitFor();
@@ -85,7 +98,7 @@ for (const backend of backends) {
       await reloadAfter(() => page.getByRole('button', { name: 'Save' }).click());
       expect(await page.locator('#campaign-partner').inputValue()).toBe('meta');
       const listed = await api('GET', '/api/dashboard/campaigns');
-      expect(listed.body.data.map((c: { name: string; partner: string }) => [c.name, c.partner])).toEqual([['Spring <search>', 'meta']]);
+      expect(listed.body.data.map((c: { name: string; partner: string; external_id: string }) => [c.name, c.partner, c.external_id])).toEqual([['Spring <search>', 'meta', '20937465']]);
       await checkPage(page);
       await screenshot(page, `${backend}-campaign-1440`);
       watched.assertClean();
