@@ -27,16 +27,21 @@ const Partner = t.Union([t.String({ minLength: 1, maxLength: PARTNER_LENGTH, pat
   description: 'the media source (google_ads, meta, tiktok, or any name); reports group by it',
 });
 
+// The ad platform's own campaign id (what `{campaignid}` expands to); matched by cost import and the pixel.
+const ExternalId = t.Union([t.String({ minLength: 1, maxLength: 128, pattern: TEXT }), t.Null()], {
+  error: 'must be 1 to 128 printable characters without leading or trailing blanks, or null',
+});
+const AppId = t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { error: 'must be an app id or null' });
+
+/** `archived` keeps the campaign's history and attribution; it leaves the lists and the ad-platform sync (docs/management-api.md). */
+export const CAMPAIGN_STATUSES = ['active', 'archived'] as const;
+const Status = t.Union(CAMPAIGN_STATUSES.map((status) => t.Literal(status)), { error: `must be one of ${CAMPAIGN_STATUSES.join(', ')}` });
+
 export const CreateCampaignBody = t.Object(
   {
     name: Name,
-    // The ad platform's own campaign id (what `{campaignid}` expands to); matched by cost import and the pixel.
-    external_id: t.Optional(
-      t.Union([t.String({ minLength: 1, maxLength: 128, pattern: TEXT }), t.Null()], {
-        error: 'must be 1 to 128 printable characters without leading or trailing blanks, or null',
-      }),
-    ),
-    app_id: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 64 }), t.Null()], { error: 'must be an app id or null' })),
+    external_id: t.Optional(ExternalId),
+    app_id: t.Optional(AppId),
     // The ad network's SKAdNetwork campaign number; postbacks link to the campaign by it (docs/skan.md).
     skan_source_identifier: t.Optional(
       t.Union([WholeNumber({ minimum: 0, maximum: 9999 }), t.Null()], { error: 'must be an integer from 0 to 9999, or null' }),
@@ -47,9 +52,13 @@ export const CreateCampaignBody = t.Object(
 );
 export type CreateCampaignBody = typeof CreateCampaignBody.static;
 
-/** PATCH /api/v1/campaigns/:id: absent fields stay; `partner: null` clears the media source. */
-export const PatchCampaignBody = t.Object({ name: t.Optional(Name), partner: t.Optional(Partner) }, { additionalProperties: false });
+/** PATCH /api/v1/campaigns/:id: absent fields stay; null clears `partner`, `external_id` or `app_id`. */
+export const PatchCampaignBody = t.Object(
+  { name: t.Optional(Name), partner: t.Optional(Partner), external_id: t.Optional(ExternalId), app_id: t.Optional(AppId), status: t.Optional(Status) },
+  { additionalProperties: false },
+);
 export type PatchCampaignBody = typeof PatchCampaignBody.static;
+export const PATCH_CAMPAIGN_FIELDS = ['name', 'partner', 'external_id', 'app_id', 'status'] as const;
 
 export const ListCampaignsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),

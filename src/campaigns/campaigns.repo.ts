@@ -23,18 +23,31 @@ export async function insertCampaign(
   return rows[0];
 }
 
-/** Sets the fields given (`partner` given as null clears it); undefined for an unknown or foreign id. */
+export const CAMPAIGNS_EXTERNAL_ID_KEY = 'campaigns_external_id_key';
+
+/**
+ * Sets the fields given (a nullable one given as null clears it); undefined for an unknown or
+ * foreign id. A taken external_id fails with a unique violation of CAMPAIGNS_EXTERNAL_ID_KEY.
+ */
 export async function updateCampaign(
   tx: Queryable,
   orgId: string,
   id: string,
-  change: { name?: string; partner?: string | null },
+  change: { name?: string; partner?: string | null; external_id?: string | null; app_id?: string | null; status?: string },
 ): Promise<CampaignRow | undefined> {
   const rows = await tx.query<CampaignRow>(
-    `UPDATE campaigns SET name = coalesce($3, name), partner = CASE WHEN $4::boolean THEN $5 ELSE partner END
+    `UPDATE campaigns SET name = coalesce($3, name), status = coalesce($4, status),
+            partner = CASE WHEN $5::boolean THEN $6 ELSE partner END,
+            external_id = CASE WHEN $7::boolean THEN $8 ELSE external_id END,
+            app_id = CASE WHEN $9::boolean THEN $10 ELSE app_id END
       WHERE id = $1 AND org_id = $2
       RETURNING ${COLUMNS}`,
-    [id, orgId, change.name ?? null, change.partner !== undefined, change.partner ?? null],
+    [
+      id, orgId, change.name ?? null, change.status ?? null,
+      change.partner !== undefined, change.partner ?? null,
+      change.external_id !== undefined, change.external_id ?? null,
+      change.app_id !== undefined, change.app_id ?? null,
+    ],
   );
   return rows[0];
 }

@@ -5,7 +5,7 @@ import { strictBody } from '../http/strict-body';
 import { CampaignParams, CreateCampaignBody, ListCampaignsQuery, PatchCampaignBody } from './campaigns.model';
 import { createCampaign, getCampaign, listCampaigns, patchCampaign } from './campaigns.service';
 
-/** Campaigns management API (API key). */
+/** Campaigns: the management API (API key) and its dashboard twin (session), one service, one set of bodies. */
 export function campaignsRoutes(deps: AuthDeps) {
   const { db } = deps;
   return new Elysia({ name: 'campaigns' })
@@ -30,6 +30,27 @@ export function campaignsRoutes(deps: AuthDeps) {
       params: CampaignParams,
       body: PatchCampaignBody,
       transform: strictBody(PatchCampaignBody),
-      detail: { summary: "Change a campaign's name or media source" },
+      detail: { summary: "Change a campaign's name, media source, external id, app or status (archive)" },
+    })
+    .post(
+      '/api/dashboard/campaigns',
+      async ({ body, session, set }) => {
+        const campaign = await createCampaign({ db }, { orgId: session.orgId, userId: session.userId }, body);
+        set.status = 201;
+        return campaign;
+      },
+      { session: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign (as POST /api/v1/campaigns)' } },
+    )
+    .get('/api/dashboard/campaigns', async ({ query, session }) => listCampaigns({ db }, session.orgId, query), {
+      session: true,
+      query: ListCampaignsQuery,
+      detail: { summary: 'List campaigns, newest first (as GET /api/v1/campaigns)', ...pageAnswer('a page of campaigns, newest first') },
+    })
+    .patch('/api/dashboard/campaigns/:id', ({ params, session, body }) => patchCampaign({ db }, { orgId: session.orgId, userId: session.userId }, params.id, body), {
+      session: true,
+      params: CampaignParams,
+      body: PatchCampaignBody,
+      transform: strictBody(PatchCampaignBody),
+      detail: { summary: 'Change a campaign (as PATCH /api/v1/campaigns/{id})' },
     });
 }

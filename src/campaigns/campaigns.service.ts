@@ -6,7 +6,7 @@ import { conflict, fieldError, notFound, validationError } from '../http/errors'
 import { readPage, type Page } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { skanFigures } from '../skan/skan.repo';
-import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type ListCampaignsQuery, type PatchCampaignBody } from './campaigns.model';
+import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type ListCampaignsQuery, PATCH_CAMPAIGN_FIELDS, type PatchCampaignBody } from './campaigns.model';
 import * as repo from './campaigns.repo';
 
 export function toCampaignResponse(row: CampaignRow): CampaignResponse {
@@ -81,12 +81,23 @@ export async function getCampaign({ db }: { db: Db }, orgId: string, id: string)
   return { ...toCampaignResponse(row), skan: await skanFigures(db, orgId, id) };
 }
 
-/** Changes the fields given, the others stay; a body naming none is a 400, an unknown or foreign id a 404. */
+/**
+ * Changes the fields given, the others stay; a body naming none is a 400, an unknown or foreign
+ * id a 404, another organization's app a 400 as an unknown one, a taken external_id a 409.
+ */
 export async function patchCampaign({ db }: { db: Db }, actor: Actor, id: string, body: PatchCampaignBody): Promise<CampaignResponse> {
-  const fields = (['name', 'partner'] as const).filter((field) => body[field] !== undefined);
-  if (fields.length === 0) throw validationError({}, ['the body names no field to change: name, partner']);
+  const fields = PATCH_CAMPAIGN_FIELDS.filter((field) => body[field] !== undefined);
+  if (fields.length === 0) throw validationError({}, [`the body names no field to change: ${PATCH_CAMPAIGN_FIELDS.join(', ')}`]);
   const row = await db.transaction(async (tx) => {
-    const updated = await repo.updateCampaign(tx, actor.orgId, id, body);
+    // Another organization's app reads exactly like an unknown one (and never reaches the foreign key).
+    if (body.app_id && !(await appExists(tx, actor.orgId, body.app_id))) throw fieldError('app_id', 'unknown app');
+    let updated: CampaignRow | undefined;
+    try {
+      updated = await repo.updateCampaign(tx, actor.orgId, id, body);
+    } catch (error) {
+      if (isUniqueViolation(error, repo.CAMPAIGNS_EXTERNAL_ID_KEY)) throw conflict('external_id taken');
+      throw error;
+    }
     if (!updated) throw notFound('campaign not found');
     await recordAudit(tx, actor, { action: 'update', entity: 'campaign', entityId: id, detail: { fields } });
     return updated;

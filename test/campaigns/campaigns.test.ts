@@ -148,12 +148,34 @@ for (const backend of backends()) {
           expect(changed.status).toBe(400);
           expect(Object.keys((await body(changed)).error.fieldErrors)).toEqual(['partner']);
         }
-        for (const json of [{ status: 'paused' }, { external_id: 'x' }]) expect(Object.keys((await body(await patch(auth, existing.id, json))).error.fieldErrors)).toEqual(Object.keys(json));
+        for (const json of [{ status: 'paused' }, { skan_source_identifier: 1 }, { external_id: ' x' }]) expect(Object.keys((await body(await patch(auth, existing.id, json))).error.fieldErrors)).toEqual(Object.keys(json));
         const empty = await patch(auth, existing.id, {});
         expect(empty.status).toBe(400);
-        expect((await body(empty)).error.formErrors).toEqual(['the body names no field to change: name, partner']);
+        expect((await body(empty)).error.formErrors).toEqual(['the body names no field to change: name, partner, external_id, app_id, status']);
         expect((await campaignRows(orgId)).map((c: any) => c.partner).sort()).toEqual(['p'.repeat(64), 'tiktok']);
         expect((await auditRows(db, keyId)).length).toBe(2);
+      });
+
+      test('PATCH changes the external id, the app and the status; a taken external id is a 409, a foreign app an unknown one', async () => {
+        const { auth, orgId } = await orgWithKey(db);
+        const other = await orgWithKey(db, 'Other');
+        const { appId } = await insertApp(db, orgId);
+        const { appId: foreignApp } = await insertApp(db, other.orgId);
+        const holder = await body(await create(auth, { name: 'Holder', external_id: 'held' }));
+        const created = await body(await create(auth, { name: 'Moving', external_id: 'old-id' }));
+        const moved = await patch(auth, created.id, { external_id: 'new-id', app_id: appId, status: 'archived' });
+        expect(moved.status).toBe(200);
+        expect(await body(moved)).toMatchObject({ external_id: 'new-id', app_id: appId, status: 'archived', name: 'Moving' });
+        // The old id is free again; the new one is taken.
+        expect((await create(auth, { name: 'Reuse', external_id: 'old-id' })).status).toBe(201);
+        const taken = await patch(auth, created.id, { external_id: holder.external_id });
+        expect(taken.status).toBe(409);
+        expect(await body(taken)).toEqual({ error: 'external_id taken' });
+        const foreign = await patch(auth, created.id, { app_id: foreignApp });
+        expect(foreign.status).toBe(400);
+        expect((await body(foreign)).error.fieldErrors).toEqual({ app_id: ['unknown app'] });
+        expect((await body(await t.request(`/api/v1/campaigns/${created.id}`, { headers: auth })))).toMatchObject({ external_id: 'new-id', app_id: appId, status: 'archived' });
+        expect(await body(await patch(auth, created.id, { external_id: null, app_id: null, status: 'active' }))).toMatchObject({ external_id: null, app_id: null, status: 'active' });
       });
 
       test("PATCH of an unknown or another organization's campaign is 404 and changes nothing; no key is 401", async () => {

@@ -177,6 +177,34 @@ for (const backend of backends()) {
       expect((await csvRowsOf(res)).map((row) => row.id)).toEqual([inside, today]);
     });
 
+    test('breakdown: the grouped keys with their labels, then the measures, filtered as asked, only this organization', async () => {
+      const me = await registerAccount(t);
+      const them = await registerAccount(t);
+      const { campaignId } = await insertCampaign(db, me.orgId);
+      await db.query("UPDATE campaigns SET name = $2, partner = 'meta' WHERE id = $1", [campaignId, FORMULA]);
+      await insertClick(db, { orgId: me.orgId, campaignId, createdAt: '2026-08-10T08:00:00Z' });
+      await insertClick(db, { orgId: me.orgId, createdAt: '2026-08-10T09:00:00Z' });
+      await insertCost(db, { orgId: me.orgId, campaignId, day: '2026-08-10', spend: 40 });
+      const theirs = await insertCampaign(db, them.orgId);
+      await insertClick(db, { orgId: them.orgId, campaignId: theirs.campaignId, createdAt: '2026-08-10T08:00:00Z' });
+      const res = await exportCsv(me.cookie, '?type=breakdown&from=2026-08-10&to=2026-08-10&group_by=campaign');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="breakdown-2026-08-10-2026-08-10.csv"');
+      expect((await res.clone().text()).split('\r\n')[0]).toBe('campaign_id,campaign,clicks,invalid_clicks,installs,conversions,revenue,spend,cpi,roas,cvr,unconverted,unconverted_spend');
+      const rows = await csvRowsOf(res);
+      expect(rows.map((row) => [row.campaign_id, row.campaign, row.clicks, row.spend, row.roas])).toEqual([
+        [campaignId, `'${FORMULA}`, '1', '40', '0'],
+        ['', '', '1', '0', ''],
+      ]);
+      const filtered = await csvRowsOf(await exportCsv(me.cookie, '?type=breakdown&from=2026-08-10&to=2026-08-10&group_by=partner&partner=meta'));
+      expect(filtered.map((row) => [row.partner, row.clicks])).toEqual([['meta', '1']]);
+      for (const [query, field] of [['&group_by=planet', 'group_by'], ['&country=1x', 'country'], ['&platform=palm', 'platform']] as const) {
+        const bad = await exportCsv(me.cookie, `?type=breakdown&from=2026-08-10&to=2026-08-10${query}`);
+        expect(bad.status).toBe(400);
+        expect(Object.keys((await body(bad)).error.fieldErrors)).toEqual([field]);
+      }
+    });
+
     test('bad type, dates or window: 400 naming the field, and no file', async () => {
       const me = await registerAccount(t);
       const cases: [string, string][] = [

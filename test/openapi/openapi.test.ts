@@ -62,7 +62,7 @@ for (const backend of backends()) {
       const exportOp = operation('GET', '/api/dashboard/export');
       expect(exportOp.parameters!.slice(0, 3).map((p) => [p.name, p.in, p.required])).toEqual([['type', 'query', true], ['from', 'query', false], ['to', 'query', false]]);
       expect(exportOp.parameters!.slice(3).map((p) => p.name)).toEqual(['group_by', 'days', 'campaign_id', 'partner', 'app_id', 'country', 'platform', 'reattributions', 'activity']);
-      expect(exportOp.parameters![0]!.schema.anyOf.map((s: { const: string }) => s.const)).toEqual(['clicks', 'conversions', 'pivot', 'cohorts']);
+      expect(exportOp.parameters![0]!.schema.anyOf.map((s: { const: string }) => s.const)).toEqual(['clicks', 'conversions', 'pivot', 'cohorts', 'breakdown']);
       const cohorts = operation('GET', '/api/v1/reports/cohorts');
       expect(cohorts.security).toEqual([{ apiKey: [] }]);
       expect(cohorts.parameters!.filter((p) => p.required).map((p) => p.name)).toEqual(['from', 'to']);

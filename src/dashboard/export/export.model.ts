@@ -3,15 +3,16 @@ import { validationError } from '../../http/errors';
 import { parseDay } from '../../shared/timestamp';
 import { cohortOptionFields } from '../../analytics/cohorts/cohorts.model';
 
-export const EXPORT_TYPES = ['clicks', 'conversions', 'pivot', 'cohorts'] as const;
+export const EXPORT_TYPES = ['clicks', 'conversions', 'pivot', 'cohorts', 'breakdown'] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
 
 /** `from` and `to` are checked by exportWindow, so each error says what is allowed. */
 export const ExportQuery = t.Object({
-  type: t.Union(EXPORT_TYPES.map((type) => t.Literal(type)), { error: "must be 'clicks', 'conversions', 'pivot' or 'cohorts'" }),
+  type: t.Union(EXPORT_TYPES.map((type) => t.Literal(type)), { error: "must be 'clicks', 'conversions', 'pivot', 'cohorts' or 'breakdown'" }),
   from: t.Optional(t.String({ maxLength: 10, description: 'first day, YYYY-MM-DD (UTC); default 29 days before `to`' })),
   to: t.Optional(t.String({ maxLength: 10, description: 'last day, YYYY-MM-DD (UTC), included; default today' })),
-  // type=cohorts: the cohort report's options (its install days are from and to).
+  // type=cohorts: the cohort report's options (its install days are from and to); type=breakdown
+  // reads group_by, campaign_id, partner, app_id, country and platform of them as the breakdown does.
   ...cohortOptionFields,
 });
 export type ExportQuery = typeof ExportQuery.static;

@@ -1,12 +1,16 @@
+import { parseBreakdownQuery, type BreakdownQuery } from '../../analytics/breakdown/breakdown.model';
+import { breakdownReport } from '../../analytics/breakdown/breakdown.service';
 import type { CohortQueryText } from '../../analytics/cohorts/cohorts.model';
 import { cohortReport } from '../../analytics/cohorts/cohorts.service';
 import type { Mirror } from '../../analytics/mirror/mirror';
 import type { Queryable } from '../../db/db';
+import { fieldError } from '../../http/errors';
 import { selectLinkSlugs } from '../../links/links.repo';
 import { organizationPivot, type PivotRow } from '../../analytics/pivot';
 import { orderReasons } from '../../tracking/risk/risk-signals';
 import { csvRecords, pagedCsv, type CsvCell } from '../../shared/csv';
 import type { Clock } from '../../shared/ids';
+import { breakdownCsvRecords } from './breakdown-csv';
 import { cohortCsvRecords } from './cohort-csv';
 import { CLICK_EXPORT_COLUMNS, CONVERSION_EXPORT_COLUMNS, PIVOT_EXPORT_COLUMNS, type ExportType } from './export.model';
 import { selectClickPage, selectConversionPage, type ClickExportRow, type ConversionExportRow, type ExportPage } from './export.repo';
@@ -73,8 +77,8 @@ export interface DashboardExport {
 /**
  * GET /api/dashboard/export: the organization's clicks, conversions or campaign pivot for the
  * days `from` to `to` (both included; UTC days, the pivot's in the reporting zone), from the
- * mirror once it has caught up; or the cohort report of the installs of those days (in the
- * reporting zone).
+ * mirror once it has caught up; or the cohort report of the installs of those days, or the
+ * breakdown of those days (both in the reporting zone).
  */
 export async function dashboardExport(
   deps: DashboardExportDeps,
@@ -86,6 +90,14 @@ export async function dashboardExport(
   if (request.type === 'cohorts') {
     const report = await cohortReport(deps, orgId, { ...request.cohorts, from: request.from, to: request.to });
     return { filename, body: new Blob([csvRecords(cohortCsvRecords(report))]).stream() };
+  }
+  if (request.type === 'breakdown') {
+    const { group_by, campaign_id, partner, app_id, country, platform } = request.cohorts ?? {};
+    // The breakdown's own query schema checks the country's form; the export's only its length.
+    if (country !== undefined && !/^[A-Za-z]{2}$/.test(country)) throw fieldError('country', 'must be a two-letter country code');
+    const query = parseBreakdownQuery({ from: request.from, to: request.to, group_by, campaign_id, partner, app_id, country, platform: platform as BreakdownQuery['platform'] });
+    const report = await breakdownReport(deps, orgId, query);
+    return { filename, body: new Blob([csvRecords(breakdownCsvRecords(report))]).stream() };
   }
   if (request.type === 'pivot') {
     return { filename, body: new Blob([await pivotCsv(deps, orgId, request)]).stream() };

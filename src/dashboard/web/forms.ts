@@ -14,8 +14,10 @@ export interface FieldOptions {
   hint?: string;
   placeholder?: string;
   autocomplete?: string;
-  /** How the script sends the value: text by default. */
-  dataType?: 'number' | 'json';
+  /** How the script sends the value: text by default; csv: an array of objects, one a line, keyed by `columns`. */
+  dataType?: 'number' | 'json' | 'csv';
+  /** The columns of a csv value, comma-separated; `rate:number` sends that column as a number. */
+  columns?: string;
   /** An empty value is sent as null rather than left out. */
   emptyIsNull?: boolean;
   /** A select's options, value and label. */
@@ -24,6 +26,8 @@ export interface FieldOptions {
   rows?: number;
   /** A textarea's example: an "Insert example" button puts it in the box; it is never the value. */
   example?: string;
+  /** An error the server found (a GET form's), shown in the field's slot on arrival. */
+  error?: string | null;
 }
 
 export function field(form: string, options: FieldOptions): Html {
@@ -31,7 +35,7 @@ export function field(form: string, options: FieldOptions): Html {
   const described = [options.hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
   const common = html`id="${id}" name="${options.name}" aria-describedby="${described}"${options.required ? html` required` : ''}${
     options.dataType ? html` data-type="${options.dataType}"` : ''
-  }${options.emptyIsNull ? html` data-empty="null"` : ''}`;
+  }${options.columns ? html` data-columns="${options.columns}"` : ''}${options.emptyIsNull ? html` data-empty="null"` : ''}${options.error ? html` aria-invalid="true"` : ''}`;
   const control = options.options
     ? html`<select ${common}>${options.options.map(([value, label]) => html`<option value="${value}"${String(options.value ?? '') === value ? html` selected` : ''}>${label}</option>`)}</select>`
     : options.rows
@@ -47,7 +51,7 @@ export function field(form: string, options: FieldOptions): Html {
 ${control}
 ${example}
 ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
-<p class="error" id="${id}-error" data-error-for="${options.name}" hidden></p>
+<p class="error" id="${id}-error" data-error-for="${options.name}"${options.error ? '' : html` hidden`}>${options.error ?? ''}</p>
 </div>`;
 }
 

@@ -1,13 +1,14 @@
 import { Elysia, t } from 'elysia';
 import type { Mirror } from '../../analytics/mirror/mirror';
-import { organizationPivot } from '../../analytics/pivot';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
 import { listApiKeyPage } from '../../auth/api-keys';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
-import { listCampaigns } from '../../campaigns/campaigns.service';
+import { CampaignParams } from '../../campaigns/campaigns.model';
+import { getCampaign, listCampaigns } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
+import { listFxRates } from '../../fx-rates/fx-rates.service';
 import { HttpError } from '../../http/errors';
 import { CursorQuery, isCursorRefusal } from '../../http/pagination';
 import { LinkParams } from '../../links/links.model';
@@ -17,18 +18,19 @@ import { selectInvalidIps } from '../../protect/export/export.repo';
 import { selectCampaignNames } from '../../campaigns/campaigns.repo';
 import { readGoogleAds } from '../../protect/sync/integrations.service';
 import { selectInvalidThreshold } from '../../protect/settings.repo';
+import { getSettings } from '../../settings/settings.service';
 import type { Clock } from '../../shared/ids';
-import { exportWindow } from '../export/export.model';
 import { html, htmlResponse, type Html } from './html';
 import { appPage } from './layout';
 import { appsPage } from './pages/apps.page';
-import { campaignsPage } from './pages/campaigns.page';
+import { CAMPAIGNS_QUERY_FIELDS, campaignsView } from './campaigns-view';
+import { campaignPage } from './pages/campaign.page';
 import { INVALID_CLICKS_PAGE_ROWS, invalidClicksPage } from './pages/invalid-clicks.page';
 import { keysPage } from './pages/keys.page';
 import { linkPage } from './pages/link.page';
 import { linksPage } from './pages/links.page';
 import { overviewPage } from './pages/overview.page';
-import { settingsPage } from './pages/settings.page';
+import { SETTINGS_RATES_SHOWN, settingsPage } from './pages/settings.page';
 import { loginPage, registerPage } from './pages/sign-in.page';
 
 export interface WebDeps extends RealtimeDeps {
@@ -112,15 +114,14 @@ export function webRoutes(deps: WebDeps) {
       query: PageLinkQuery,
       ...page('API keys: create, list by prefix with their rate limits, revoke; a page at a time', BAD_PAGE_LINK),
     })
-    .get('/campaigns', ({ request, query }) =>
-      signedIn(request, async (session) => {
-        const now = deps.clock();
-        const window = orDefault(() => exportWindow(query, now), () => exportWindow({}, now));
-        const report = await organizationPivot(deps, { orgId: session.orgId, ...window.value });
-        return campaignsPage(report, window.value, window.error);
-      }), {
-      query: t.Object({ from: t.Optional(t.String({ maxLength: 10 })), to: t.Optional(t.String({ maxLength: 10 })) }),
-      ...page('Campaigns report: the pivot as a table and a chart, with the CSV'),
+    .get('/campaigns', ({ request, query }) => signedIn(request, (session) => campaignsView(deps, session.orgId, query)), {
+      query: t.Object(Object.fromEntries(CAMPAIGNS_QUERY_FIELDS.map((name) => [name, t.Optional(t.String({ maxLength: 64 }))]))),
+      ...page('Campaigns: the list with totals, create and edit, the breakdown, the cohorts and the pivot, with their CSVs'),
+    })
+    .get('/campaigns/:id', ({ request, params }) =>
+      signedIn(request, async (session) => campaignPage(await getCampaign(deps, session.orgId, params.id), (await listApps(deps, session.orgId, { limit: 1000 })).data)), {
+      params: CampaignParams,
+      ...page('One campaign: edit, archive, restore', { 404: { description: 'an unknown or foreign campaign: a page saying so', content: { 'text/html': {} } } }),
     })
     .get('/invalid-clicks', ({ request, query }) =>
       signedIn(request, async (session) => {
@@ -138,7 +139,12 @@ export function webRoutes(deps: WebDeps) {
     })
     .get('/settings', ({ request }) =>
       signedIn(request, async (session) => {
-        const [googleAds, threshold] = await Promise.all([readGoogleAds(deps, session.orgId), selectInvalidThreshold(db, session.orgId)]);
-        return settingsPage({ googleAds, threshold });
-      }), page('Settings: the Google Ads connection, the invalid-click threshold, password and sessions'));
+        const [googleAds, threshold, reporting, rates] = await Promise.all([
+          readGoogleAds(deps, session.orgId),
+          selectInvalidThreshold(db, session.orgId),
+          getSettings(deps, session.orgId),
+          listFxRates(deps, session.orgId, { limit: SETTINGS_RATES_SHOWN }),
+        ]);
+        return settingsPage({ googleAds, threshold, reporting, rates: rates.data });
+      }), page('Settings: reporting zone and currency, exchange rates, the Google Ads connection, the invalid-click threshold, password and sessions'));
 }

@@ -16,6 +16,7 @@
     var raw = control.value;
     if (raw === '') return control.getAttribute('data-empty') === 'null' ? null : undefined;
     if (type === 'number') return Number(raw);
+    if (type === 'csv') return csvRows(control, raw);
     if (type === 'json') {
       try {
         return JSON.parse(raw);
@@ -36,6 +37,42 @@
       return control.selectedIndex <= 0;
     }
     return control.value === control.defaultValue;
+  }
+
+  /**
+   * A csv control's text as objects keyed by its data-columns (`rate:number` as a number): one a
+   * line, blank lines and a first line naming the columns skipped. Each object's line number is
+   * kept, so an API error on `rates.3.day` can name the line.
+   */
+  function csvRows(control, raw) {
+    var columns = (control.getAttribute('data-columns') || '').split(',').map(function (column) {
+      var parts = column.split(':');
+      return { name: parts[0], number: parts[1] === 'number' };
+    });
+    var rows = [];
+    var first = true;
+    control.csvLines = [];
+    raw.split(/\r?\n/).forEach(function (line, index) {
+      var cells = line.split(',').map(function (cell) { return cell.trim(); });
+      if (line.trim() === '') return;
+      var header = first && cells[0] === columns[0].name;
+      first = false;
+      if (header) return;
+      if (cells.length !== columns.length) {
+        throw { field: control.name, message: 'line ' + (index + 1) + ': expected ' + columns.length + ' values (' + columns.map(function (c) { return c.name; }).join(',') + ')' };
+      }
+      var row = {};
+      columns.forEach(function (column, at) {
+        var cell = cells[at];
+        if (column.number && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(cell)) {
+          throw { field: control.name, message: 'line ' + (index + 1) + ': ' + column.name + ' is not a number' };
+        }
+        row[column.name] = column.number ? Number(cell) : cell;
+      });
+      rows.push(row);
+      control.csvLines.push(index + 1);
+    });
+    return rows;
   }
 
   function bodyOf(form) {
@@ -75,9 +112,12 @@
     var found = slotFor(form, field);
     if (!found.slot) return;
     var prefix = field && field !== found.name ? field + ': ' : '';
+    var control = found.name ? form.querySelector('[name="' + found.name.replace(/"/g, '') + '"]') : null;
+    // rates.3.day on a csv control: the line it came from.
+    var item = control && control.csvLines && /^[^.]+\.(\d+)\.?(.*)$/.exec(field);
+    if (item && control.csvLines[Number(item[1])]) prefix = 'line ' + control.csvLines[Number(item[1])] + (item[2] ? ', ' + item[2] : '') + ': ';
     found.slot.textContent = (found.slot.textContent ? found.slot.textContent + ' ' : '') + prefix + message;
     found.slot.hidden = false;
-    var control = found.name ? form.querySelector('[name="' + found.name.replace(/"/g, '') + '"]') : null;
     if (control) control.setAttribute('aria-invalid', 'true');
   }
 
@@ -94,6 +134,9 @@
       (error.formErrors || []).forEach(function (message) {
         showError(form, '', message);
       });
+    } else if (typeof error === 'string' && /^[a-z_]+ taken$/.test(error) && form.querySelector('[data-error-for="' + error.split(' ')[0] + '"]')) {
+      // A 409 such as "external_id taken" goes beside the field it names.
+      showError(form, error.split(' ')[0], 'taken');
     } else {
       showError(form, '', typeof error === 'string' ? error : 'request failed (' + status + ')');
     }
@@ -198,6 +241,18 @@
       .catch(function () {
         button.disabled = false;
       });
+  });
+
+  // A file input with data-fills puts the file's text into that control, to be checked before it is sent.
+  document.addEventListener('change', function (event) {
+    var input = event.target;
+    if (!input.hasAttribute || !input.hasAttribute('data-fills') || !input.files || !input.files[0]) return;
+    var target = document.getElementById(input.getAttribute('data-fills'));
+    if (!target) return;
+    input.files[0].text().then(function (text) {
+      target.value = text;
+      target.focus();
+    });
   });
 
   // ---- charts --------------------------------------------------------------------------------
