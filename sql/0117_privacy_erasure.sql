@@ -46,3 +46,16 @@ CREATE TABLE mirror_deletions (
   _seq bigserial
 );
 CREATE INDEX mirror_deletions_mirror_idx ON mirror_deletions (_txid, _seq);
+
+-- Clicks erased, so that one still in a node's click journal (or replayed from it after a crash)
+-- is never stored afterwards: the click writer drops a record named here (src/tracking/pipeline/
+-- click-tombstones.ts). A click is named by its organization, the first ten characters of its id
+-- (a ULID's time) to find candidates without hashing every record, and the id's SHA-256.
+CREATE TABLE click_tombstones (
+  seq bigserial PRIMARY KEY,
+  org_id text NOT NULL,
+  id_prefix text NOT NULL,
+  id_hash text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (org_id, id_hash)
+);

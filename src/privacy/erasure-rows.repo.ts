@@ -93,6 +93,13 @@ export async function eraseDevice(
  */
 export async function eraseClicks(tx: Queryable, orgId: string, clickIds: readonly string[]): Promise<Record<string, number>> {
   if (clickIds.length === 0) return {};
+  // Named first: a click still in a node's journal is dropped by its writer (click-tombstones.ts).
+  await tx.query(
+    `INSERT INTO click_tombstones (org_id, id_prefix, id_hash)
+     SELECT $1, left(r, 10), encode(sha256(convert_to(r, 'UTF8')), 'hex') FROM unnest($2::text[]) AS u(r)
+     ON CONFLICT (org_id, id_hash) DO NOTHING`,
+    [orgId, clickIds],
+  );
   const gone = await tx.query<{ id: string; gclid: string | null }>(`DELETE FROM clicks WHERE org_id = $1 AND id = ANY($2::text[]) RETURNING id, gclid`, [orgId, clickIds]);
   await logMirrorDeletions(
     tx,
