@@ -63,6 +63,7 @@ export interface SeenRequest {
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'network';
 
 export const INSTALL_ID = '01INSTALL0000000000000000A';
+export const ERASURE_ID = '01ERASURE0000000000000000A';
 
 /** The SDK endpoints as a fake fetch: records requests; `answer` scripts replies, else a success. */
 export class FakeServer {
@@ -112,6 +113,7 @@ export class FakeServer {
     if (path === 'push-token') return { status: 200, body: { install_id: INSTALL_ID } };
     if (path === 'subscription') return { status: 200, body: { subscription_id: '01SUB', install_id: INSTALL_ID, linked: true, created: true } };
     if (path === 'ad-revenue') return { status: 200, body: { accepted: body.events.length, install_id: INSTALL_ID } };
+    if (path === 'forget') return { status: 202, body: { id: ERASURE_ID, status: 'pending' } };
     return { status: 404, body: { error: 'not found' } };
   }
 }

@@ -42,6 +42,8 @@ export const INSTALL_ANSWER = {
   is_reattribution: false,
 };
 
+export const ERASURE_ID = '01ERASURE0000000000000000A';
+
 /** The SDK endpoints as a fake fetch: records every request; `script` answers, else a success. */
 export class FakeServer {
   readonly requests: SeenRequest[] = [];
@@ -79,6 +81,7 @@ export class FakeServer {
     if (path === 'install') return { status: 201, body: { ...INSTALL_ANSWER, attribution: { ...INSTALL_ANSWER.attribution, method: body.click_id ? 'CLICK_ID' : 'ORGANIC', click_id: body.click_id } } };
     if (path === 'events') return { status: 200, body: { accepted: body.events.length } };
     if (path === 'open') return { status: 200, body: { reengagement_id: '01REENGAGE', attributed: body.click_id !== null, campaign_id: null, deep_link_path: null } };
+    if (path === 'forget') return { status: 202, body: { id: ERASURE_ID, status: 'pending' } };
     return { status: 404, body: { error: 'not found' } };
   }
 }
