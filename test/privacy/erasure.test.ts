@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
+import { sdkApp } from '../support/sdk-fixtures';
+import { insertClick } from '../support/clicks';
 import { mirrored, tablesContaining } from '../sdk/support';
 import { mirrorTablesContaining, personWithData } from './support';
 
@@ -102,6 +104,65 @@ for (const backend of backends()) {
       expect((await body(await status(p.auth, id))).counts).toMatchObject({ clicks: 1 });
       expect(await tablesContaining(db, advertisingId)).toEqual([]);
       expect(await count('SELECT count(*)::int AS n FROM clicks WHERE id = $1', [p.clickIds[0]])).toBe(1);
+    });
+
+    describe('POST /api/sdk/v1/forget', () => {
+      const forget = (sdkKey: string, json: unknown) => t.request('/api/sdk/v1/forget', { method: 'POST', headers: { 'x-sdk-key': sdkKey }, json });
+
+      test("files the same request for the app's own device, whatever else the device did", async () => {
+        const p = await personWithData(t);
+        const res = await forget(p.sdkKey, { device_id: p.deviceId });
+        expect(res.status).toBe(202);
+        const { id } = await body(res);
+        expect((await body(await forget(p.sdkKey, { device_id: p.deviceId }))).id).toBe(id);
+        await t.services.erasureRunner.runOnce();
+        expect(await body(await status(p.auth, id))).toMatchObject({ status: 'completed', source: 'sdk', counts: { installs: 1, events: 3, subscriptions: 1, clicks: 2 } });
+        expect(await tablesContaining(db, p.deviceHash)).toEqual([]);
+        const [audit] = await db.query<{ api_key_id: string | null; detail: unknown }>(`SELECT api_key_id, detail FROM audit_log WHERE entity_id = $1`, [id]);
+        expect(audit).toEqual({ api_key_id: null, detail: { subject: 'device_id', source: 'sdk', app_id: p.appId } });
+      });
+
+      test("another app's SDK key, of this organization or another, erases nothing of this app", async () => {
+        const p = await personWithData(t);
+        const sibling = await sdkApp(db, p.orgId, { platform: 'ios' });
+        const foreign = await sdkApp(db, (await orgWithKey(db)).orgId, { platform: 'ios' });
+        for (const key of [sibling.sdkKey, foreign.sdkKey]) expect((await forget(key, { device_id: p.deviceId })).status).toBe(202);
+        await t.services.erasureRunner.runOnce();
+        expect(await count('SELECT count(*)::int AS n FROM installs WHERE id = $1', [p.installId])).toBe(1);
+        expect(await count('SELECT count(*)::int AS n FROM events WHERE install_id = $1', [p.installId])).toBe(3);
+      });
+
+      test('401 without a valid SDK key, 400 for a bad body; nothing filed', async () => {
+        const p = await personWithData(t);
+        for (const headers of [{}, { 'x-sdk-key': 'sk_nope' }] as Record<string, string>[]) {
+          const res = await t.request('/api/sdk/v1/forget', { method: 'POST', headers, json: { device_id: p.deviceId } });
+          expect(res.status).toBe(401);
+          expect(await body(res)).toEqual({ error: 'unauthorized' });
+        }
+        for (const json of [{}, { device_id: 'short' }, { device_id: p.deviceId, extra: true }, { device_id: 123456789 }]) {
+          const res = await forget(p.sdkKey, json);
+          expect({ json, status: res.status }).toEqual({ json, status: 400 });
+          expect((await body(res)).error).toEqual({ formErrors: expect.any(Array), fieldErrors: expect.any(Object) });
+        }
+        expect(await count('SELECT count(*)::int AS n FROM erasure_requests WHERE org_id = $1', [p.orgId])).toBe(0);
+      });
+    });
+
+    test('with a sweep, the request stays pending after the first pass and the sweep erases what landed since', async () => {
+      const swept = await testApp(db, { TRUST_PROXY: '1', ERASURE_SWEEP_SECONDS: '3600' }, { workers: false, mirror: false });
+      const p = await personWithData(swept, '203.0.113.99');
+      const today = new Date().toISOString().slice(0, 10);
+      const { id } = await body(await swept.request('/api/v1/privacy/erasure', { method: 'POST', headers: p.auth, json: { ip: p.ip, from: today, to: today } }));
+      expect(await swept.services.erasureRunner.runOnce()).toBe(1);
+      expect(await body(await swept.request(`/api/v1/privacy/erasure/${id}`, { headers: p.auth }))).toMatchObject({ status: 'pending', counts: { clicks: 2 } });
+      // Not due yet: nothing is claimed.
+      expect(await swept.services.erasureRunner.runOnce()).toBe(0);
+      // A click from the address that was still in a journal lands, and the sweep comes due.
+      const late = await insertClick(db, { orgId: p.orgId, ip: p.ip });
+      await db.query('UPDATE erasure_requests SET next_attempt_at = now() WHERE id = $1', [id]);
+      expect(await swept.services.erasureRunner.runOnce()).toBe(1);
+      expect(await body(await swept.request(`/api/v1/privacy/erasure/${id}`, { headers: p.auth }))).toMatchObject({ status: 'completed', counts: { clicks: 3 } });
+      expect(await count('SELECT count(*)::int AS n FROM clicks WHERE id = $1', [late])).toBe(0);
     });
 
     describe('idempotency', () => {
