@@ -46,6 +46,9 @@ CREATE TABLE mirror_deletions (
   _seq bigserial
 );
 CREATE INDEX mirror_deletions_mirror_idx ON mirror_deletions (_txid, _seq);
+-- Never updated; the trigger keeps the rule that every mirrored table carries it (0002).
+CREATE TRIGGER mirror_deletions_mirror_touch BEFORE UPDATE ON mirror_deletions
+  FOR EACH ROW EXECUTE FUNCTION svc_mirror_touch();
 
 -- Clicks erased, so that one still in a node's click journal (or replayed from it after a crash)
 -- is never stored afterwards: the click writer drops a record named here (src/tracking/pipeline/
