@@ -8,8 +8,14 @@ import { sha256Hex } from '../../shared/crypto/secrets';
  * erasure's sweep runs later than that, for the records written in between.
  */
 export interface ClickTombstones {
-  /** The records no erasure named. */
-  keep<T extends { id: string; org_id: string }>(records: readonly T[]): Promise<readonly T[]>;
+  /**
+   * The records no erasure named. Waits only for the first read of the tombstones (a replay at
+   * start sees them all); later, a stale set is refreshed behind the answer, which stays at once,
+   * so a statement starts in the turn its records were enriched.
+   */
+  keep<T extends { id: string; org_id: string }>(records: readonly T[]): readonly T[] | Promise<readonly T[]>;
+  /** Reads the tombstones added since the last read. */
+  load(): Promise<void>;
 }
 
 export const TOMBSTONE_REFRESH_MS = 5_000;
@@ -19,10 +25,12 @@ export function createClickTombstones(db: Db, refreshMs = TOMBSTONE_REFRESH_MS, 
   // id prefix -> `${org_id} ${id_hash}` of each tombstone with that prefix.
   const byPrefix = new Map<string, Set<string>>();
   let lastSeq = 0;
-  let readAt = -Infinity;
+  let readAt: number | undefined;
   let reading: Promise<void> | undefined;
+  let lastErrorLogged = 0;
 
   async function readNew(): Promise<void> {
+    const startedAt = now();
     const rows = await db.query<{ seq: number; org_id: string; id_prefix: string; id_hash: string }>(
       'SELECT seq, org_id, id_prefix, id_hash FROM click_tombstones WHERE seq > $1 ORDER BY seq',
       [lastSeq],
@@ -33,22 +41,32 @@ export function createClickTombstones(db: Db, refreshMs = TOMBSTONE_REFRESH_MS, 
       named.add(`${row.org_id} ${row.id_hash}`);
       lastSeq = Math.max(lastSeq, Number(row.seq));
     }
+    readAt = startedAt;
+  }
+
+  const load = () => (reading ??= readNew().finally(() => (reading = undefined)));
+
+  function filter<T extends { id: string; org_id: string }>(records: readonly T[]): readonly T[] {
+    if (byPrefix.size === 0) return records;
+    return records.filter((record) => {
+      const named = byPrefix.get(record.id.slice(0, PREFIX_LENGTH));
+      return !named?.has(`${record.org_id} ${sha256Hex(record.id)}`);
+    });
   }
 
   return {
-    async keep(records) {
+    keep(records) {
+      if (readAt === undefined) return load().then(() => filter(records));
       if (now() - readAt >= refreshMs) {
-        reading ??= readNew()
-          .then(() => void (readAt = now()))
-          .finally(() => (reading = undefined));
-        await reading;
+        load().catch((error: unknown) => {
+          if (Date.now() - lastErrorLogged < 60_000) return;
+          lastErrorLogged = Date.now();
+          console.error('click tombstones:', error instanceof Error ? error.message : error);
+        });
       }
-      if (byPrefix.size === 0) return records;
-      return records.filter((record) => {
-        const named = byPrefix.get(record.id.slice(0, PREFIX_LENGTH));
-        return !named?.has(`${record.org_id} ${sha256Hex(record.id)}`);
-      });
+      return filter(records);
     },
+    load,
   };
 }
 

@@ -46,7 +46,9 @@ const INSERT_IMPRESSIONS = recordsetInsert('impressions', IMPRESSION_COLUMN_TYPE
 /** Stores enriched clicks, less any an erasure named; idempotent on the click id (see copyOrSkipStored). */
 export async function insertClicks(db: Db, clicks: readonly ClickRecord[]): Promise<void> {
   if (clicks.length === 0) return;
-  const kept = await clickTombstonesOf(db).keep(clicks);
+  // Awaited only when it must be (the first read): otherwise the COPY starts in this turn.
+  const answer = clickTombstonesOf(db).keep(clicks);
+  const kept = answer instanceof Promise ? await answer : answer;
   if (kept.length > 0) await copyOrSkipStored(db, 'clicks', CLICK_COLUMNS, INSERT_CLICKS, kept);
 }
 
