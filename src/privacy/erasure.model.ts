@@ -27,8 +27,8 @@ export const ErasureBody = t.Object(
 );
 export type ErasureBody = typeof ErasureBody.static;
 
-/** POST /api/sdk/v1/forget: the calling app's own device. */
-export const ForgetBody = t.Object({ device_id: t.String({ minLength: 8, maxLength: 128 }) }, { additionalProperties: false });
+/** POST /api/sdk/v1/forget: the calling app's own device. Unknown fields are ignored, as on every SDK endpoint. */
+export const ForgetBody = t.Object({ device_id: t.String({ minLength: 8, maxLength: 128 }) });
 export type ForgetBody = typeof ForgetBody.static;
 
 export const ErasureParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });

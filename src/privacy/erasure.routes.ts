@@ -45,7 +45,6 @@ export function erasureRoutes(services: ErasureServices) {
       {
         sdkKey: true,
         body: ForgetBody,
-        transform: strictBody(ForgetBody),
         detail: { summary: "Erase this device's data in the SDK key's app", ...documented({ 202: ['filed (or the same pending request)', ErasureAcceptedBody] }) },
       },
     );

@@ -139,7 +139,7 @@ for (const backend of backends()) {
           expect(res.status).toBe(401);
           expect(await body(res)).toEqual({ error: 'unauthorized' });
         }
-        for (const json of [{}, { device_id: 'short' }, { device_id: p.deviceId, extra: true }, { device_id: 123456789 }]) {
+        for (const json of [{}, { device_id: 'short' }, { device_id: 123456789 }, { device_id: null }]) {
           const res = await forget(p.sdkKey, json);
           expect({ json, status: res.status }).toEqual({ json, status: 400 });
           expect((await body(res)).error).toEqual({ formErrors: expect.any(Array), fieldErrors: expect.any(Object) });
