@@ -4,6 +4,7 @@ import { backends } from '../support/db';
 import { orgWithKey } from '../support/fixtures';
 import { sdkApp } from '../support/sdk-fixtures';
 import { insertClick } from '../support/clicks';
+import { expectSecurityHeaders } from '../support/http';
 import { mirrored, tablesContaining } from '../sdk/support';
 import { mirrorTablesContaining, personWithData } from './support';
 
@@ -226,6 +227,15 @@ for (const backend of backends()) {
     });
 
     describe('security', () => {
+      test('methods the paths do not list answer 405 with the security headers', async () => {
+        const org = await orgWithKey(db);
+        for (const [method, path] of [['GET', '/api/v1/privacy/erasure'], ['DELETE', '/api/v1/privacy/erasure/01J0000000000000000000000'], ['GET', '/api/sdk/v1/forget']]) {
+          const res = await t.request(path!, { method, headers: org.auth });
+          expect({ method, path, status: res.status }).toEqual({ method, path, status: 405 });
+          expectSecurityHeaders(res);
+        }
+      });
+
       test('no key or a wrong key is 401 and files nothing', async () => {
         const before = await count('SELECT count(*)::int AS n FROM erasure_requests', []);
         for (const headers of [{}, { authorization: 'Bearer svc_live_00000000000000000000000000000000' }] as Record<string, string>[]) {
