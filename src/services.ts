@@ -3,6 +3,7 @@ import { absentMirror, startMirror } from './analytics/mirror/mirror.boot';
 import type { Mirror } from './analytics/mirror/mirror';
 import { createApiKeyCache, type ApiKeyCache } from './auth/api-key-cache';
 import { createSdkKeyCache, type SdkKeyCache } from './auth/sdk-key-cache';
+import { createKeyChanges, type KeyChanges } from './auth/key-changes';
 import type { Config } from './config/config';
 import type { Db } from './db/db';
 import { systemTxtResolver, type TxtResolver } from './domains/txt-lookup';
@@ -40,6 +41,8 @@ export interface Services {
   apiKeyCache: ApiKeyCache;
   /** Apps behind SDK keys, for a few seconds (src/auth/sdk-key-cache.ts). */
   sdkKeyCache: SdkKeyCache;
+  /** Revocations and new limits of keys, to every node's key caches (src/auth/key-changes.ts). */
+  keyChanges: KeyChanges;
   ipHasher: IpHasher;
   /** Country, region, city, AS and IP type of an address, each database loaded on first use (src/ipintel/ip-intel.ts). */
   ipIntel: IpIntel;
@@ -99,9 +102,9 @@ export interface ServicesOptions {
   /** false: no DuckDB mirror (absentMirror()). For tests that never read it; main.ts keeps it. */
   mirror?: boolean;
   /**
-   * false: the postback worker, the late matcher, the pending beacons, the erasure runner and the uninstall checker
-   * are built but not started (runOnce() still works), and link changes from other nodes are not
-   * listened for; this node's own still apply.
+   * false: the postback worker, the late matcher, the pending beacons, the erasure runner and the
+   * uninstall checker are built but not started (runOnce() still works), and link and key changes from other nodes
+   * are not listened for; this node's own still apply.
    */
   workers?: boolean;
   /** The TXT lookup of domain verification; node:dns by default. */
@@ -113,6 +116,10 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   const rateLimiter = config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter();
   const linkChanges = createLinkChanges(db);
   if (workers) await linkChanges.start();
+  const apiKeyCache = createApiKeyCache(db);
+  const sdkKeyCache = createSdkKeyCache(db);
+  const keyChanges = createKeyChanges(db, { apiKeyCache, sdkKeyCache });
+  if (workers) await keyChanges.start();
   const ipHasher = createIpHasher(config.sessionSecret);
   const clock = options.clock ?? systemClock;
   // Every click journaled is counted for the realtime counters the moment it is answered.
@@ -160,8 +167,9 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     db,
     clock,
     rateLimiter,
-    apiKeyCache: createApiKeyCache(db),
-    sdkKeyCache: createSdkKeyCache(db),
+    apiKeyCache,
+    sdkKeyCache,
+    keyChanges,
     ipHasher,
     ipIntel: openIpIntel(ipIntelOptionsFor(config)),
     linkChanges,
@@ -201,6 +209,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => erasureRunner.stop(),
         () => uninstallChecker.stop(),
         () => linkChanges.stop(),
+        () => keyChanges.stop(),
         () => rateLimiter.close(),
         () => mirror.stop({ budgetMs: deadline === undefined ? undefined : deadline - Date.now() - CLOSE_RESERVE_MS }),
       ];

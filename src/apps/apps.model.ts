@@ -1,4 +1,6 @@
+import { CursorQuery } from '../http/pagination';
 import { t } from 'elysia';
+import { KeyRateLimitField } from '../auth/key-rate-limit';
 import { WholeNumber } from '../http/strict-body';
 
 /** The platforms of the spec's InstallRequest; an app's SDK key is bound to one of them. */
@@ -78,6 +80,7 @@ export const CreateAppBody = t.Object(
     apple_app_id: t.Optional(AppleAppId),
     reattribution_days: t.Optional(ReattributionDays),
     settings: t.Optional(AppSettings),
+    rate_limit_per_minute: t.Optional(KeyRateLimitField),
   },
   { additionalProperties: false },
 );
@@ -91,6 +94,7 @@ export const PatchAppBody = t.Object(
     apple_app_id: t.Optional(AppleAppId),
     reattribution_days: t.Optional(ReattributionDays),
     settings: t.Optional(AppSettings),
+    rate_limit_per_minute: t.Optional(KeyRateLimitField),
   },
   { additionalProperties: false },
 );
@@ -99,7 +103,9 @@ export type PatchAppBody = typeof PatchAppBody.static;
 export const AppParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 export const ListAppsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListAppsQuery = typeof ListAppsQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 export interface AppRow {
@@ -113,6 +119,8 @@ export interface AppRow {
   sdk_key: string;
   reattribution_days: number;
   settings: Record<string, unknown>;
+  /** The SDK key's own requests a minute (src/auth/key-rate-limit.ts); null: none. */
+  rate_limit_per_minute: number | null;
   created_at: Date;
 }
 

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { AppRow } from './apps.model';
 
-const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, reattribution_days, settings, created_at';
+const COLUMNS = 'id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, reattribution_days, settings, rate_limit_per_minute, created_at';
 
 export interface NewApp {
   id: string;
@@ -15,13 +16,14 @@ export interface NewApp {
   sdkKeyHash: string;
   reattributionDays: number;
   settings: Record<string, unknown>;
+  rateLimitPerMinute: number | null;
 }
 
 /** Inserts unless the SDK key hash already exists (a 62^32 draw: the caller simply draws again). */
 export async function insertApp(tx: Queryable, app: NewApp): Promise<AppRow | undefined> {
   const rows = await tx.query<AppRow>(
-    `INSERT INTO apps (id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, sdk_key_hash, reattribution_days, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, jsonb_strip_nulls($11::text::jsonb))
+    `INSERT INTO apps (id, org_id, name, platform, bundle_id, store_url, apple_app_id, sdk_key, sdk_key_hash, reattribution_days, settings, rate_limit_per_minute)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, jsonb_strip_nulls($11::text::jsonb), $12)
      ON CONFLICT (sdk_key_hash) DO NOTHING
      RETURNING ${COLUMNS}`,
     [
@@ -36,6 +38,7 @@ export async function insertApp(tx: Queryable, app: NewApp): Promise<AppRow | un
       app.sdkKeyHash,
       app.reattributionDays,
       JSON.stringify(app.settings),
+      app.rateLimitPerMinute,
     ],
   );
   return rows[0];
@@ -46,8 +49,12 @@ export async function findApp(db: Queryable, orgId: string, id: string): Promise
   return rows[0];
 }
 
-export function listApps(db: Queryable, orgId: string, limit: number): Promise<AppRow[]> {
-  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+/** Newest first; the cursor names the last one shown. */
+export const APPS_KEYSET: Keyset = { kind: 'anchor', list: 'apps', table: 'apps', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listApps(db: Queryable, orgId: string, page: PageRequest): Promise<AppRow[]> {
+  const after = keysetCondition(APPS_KEYSET, page.after, 3);
+  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(APPS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
 }
 
 /** Names of the organization's apps among `ids` (apps are not mirrored: report labels come from here). */
@@ -71,7 +78,14 @@ export async function updateApp(
   tx: Queryable,
   orgId: string,
   id: string,
-  update: { name?: string; store_url?: string | null; apple_app_id?: string | null; reattribution_days?: number; settings?: Record<string, unknown> },
+  update: {
+    name?: string;
+    store_url?: string | null;
+    apple_app_id?: string | null;
+    reattribution_days?: number;
+    settings?: Record<string, unknown>;
+    rate_limit_per_minute?: number | null;
+  },
 ): Promise<AppRow | undefined> {
   const rows = await tx.query<AppRow>(
     `UPDATE apps SET
@@ -79,7 +93,8 @@ export async function updateApp(
        store_url = CASE WHEN $5::boolean THEN $6::text ELSE store_url END,
        reattribution_days = CASE WHEN $7::boolean THEN $8::integer ELSE reattribution_days END,
        settings = CASE WHEN $9::boolean THEN jsonb_strip_nulls(settings || $10::text::jsonb) ELSE settings END,
-       apple_app_id = CASE WHEN $11::boolean THEN $12::text ELSE apple_app_id END
+       apple_app_id = CASE WHEN $11::boolean THEN $12::text ELSE apple_app_id END,
+       rate_limit_per_minute = CASE WHEN $13::boolean THEN $14::integer ELSE rate_limit_per_minute END
      WHERE id = $1 AND org_id = $2
      RETURNING ${COLUMNS}`,
     [
@@ -95,7 +110,15 @@ export async function updateApp(
       JSON.stringify(update.settings ?? {}),
       'apple_app_id' in update,
       update.apple_app_id ?? null,
+      'rate_limit_per_minute' in update,
+      update.rate_limit_per_minute ?? null,
     ],
   );
   return rows[0];
+}
+
+/** The SDK key's limit before a change, the row locked until the transaction ends; undefined for no such app. */
+export async function lockRateLimit(tx: Queryable, orgId: string, id: string): Promise<number | null | undefined> {
+  const rows = await tx.query<{ rate_limit_per_minute: number | null }>('SELECT rate_limit_per_minute FROM apps WHERE id = $1 AND org_id = $2 FOR UPDATE', [id, orgId]);
+  return rows[0]?.rate_limit_per_minute;
 }

@@ -1,10 +1,12 @@
 import { type Actor, recordAudit } from '../auth/audit';
+import type { KeyChanges } from '../auth/key-changes';
 import { generateSdkKey } from '../auth/sdk-keys';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { parseHttpUrl } from '../shared/net/web-url';
 import { newId } from '../shared/ids';
-import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
+import { type AppResponse, type AppRow, type CreateAppBody, DEFAULT_LIST_LIMIT, type ListAppsQuery, type PatchAppBody, REATTRIBUTION_DAYS } from './apps.model';
 import * as repo from './apps.repo';
 
 export function toAppResponse(row: AppRow): AppResponse {
@@ -18,6 +20,7 @@ export function toAppResponse(row: AppRow): AppResponse {
     sdk_key: row.sdk_key,
     reattribution_days: row.reattribution_days,
     settings: row.settings ?? {},
+    rate_limit_per_minute: row.rate_limit_per_minute,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -48,13 +51,14 @@ export async function createApp({ db }: { db: Db }, actor: Actor, body: CreateAp
         sdkKeyHash: sdk.hash,
         reattributionDays: body.reattribution_days ?? REATTRIBUTION_DAYS.default,
         settings: body.settings ?? {},
+        rateLimitPerMinute: body.rate_limit_per_minute ?? null,
       });
     }
     // The SDK key stays out of the audit detail: the log records who wrote what, not secrets.
     await recordAudit(
       tx,
       actor,
-      { action: 'create', entity: 'app', entityId: created.id, detail: { name: created.name, platform: created.platform } },
+      { action: 'create', entity: 'app', entityId: created.id, detail: { name: created.name, platform: created.platform, ...(created.rate_limit_per_minute === null ? {} : { rate_limit_per_minute: created.rate_limit_per_minute }) } },
     );
     return created;
   });
@@ -67,24 +71,38 @@ export async function getApp({ db }: { db: Db }, orgId: string, id: string): Pro
   return toAppResponse(row);
 }
 
-export async function listApps({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<AppResponse[]> {
-  return (await repo.listApps(db, orgId, limit)).map(toAppResponse);
+export function listApps({ db }: { db: Db }, orgId: string, query: ListAppsQuery = {}): Promise<Page<AppResponse>> {
+  return readPage({
+    keyset: repo.APPS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listApps(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toAppResponse,
+  });
 }
 
 /**
- * Absent fields stay; name, store_url, apple_app_id and reattribution_days are replaced; settings merge
- * key by key (null removes a key). An unknown or foreign id is 404 and nothing changes.
+ * Absent fields stay; name, store_url, apple_app_id, reattribution_days and rate_limit_per_minute are
+ * replaced; settings merge key by key (null removes a key). An unknown or foreign id is 404 and
+ * nothing changes. A new limit of the SDK key reaches every node's key cache at once.
  */
-export async function patchApp({ db }: { db: Db }, actor: Actor, id: string, body: PatchAppBody): Promise<AppResponse> {
+export async function patchApp({ db, keyChanges }: { db: Db; keyChanges: Pick<KeyChanges, 'publish'> }, actor: Actor, id: string, body: PatchAppBody): Promise<AppResponse> {
   const update = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as PatchAppBody;
   const fields = Object.keys(update);
   if (fields.length === 0) throw validationError({}, ['the body names no field to change']);
   checkStoreUrl(body.store_url);
+  const limitChanged = 'rate_limit_per_minute' in update;
   const row = await db.transaction(async (tx) => {
+    const before = limitChanged ? await repo.lockRateLimit(tx, actor.orgId, id) : undefined;
     const updated = await repo.updateApp(tx, actor.orgId, id, update);
     if (!updated) throw notFound('app not found');
-    await recordAudit(tx, actor, { action: 'update', entity: 'app', entityId: id, detail: { fields } });
+    // Who changed the SDK key's limit, and from what: the detail keeps both ends.
+    const limit = before === undefined ? {} : { rate_limit_per_minute: { from: before, to: updated.rate_limit_per_minute } };
+    await recordAudit(tx, actor, { action: 'update', entity: 'app', entityId: id, detail: { fields, ...limit } });
     return updated;
   });
+  if (limitChanged) await keyChanges.publish({ kind: 'sdk', appId: id });
   return toAppResponse(row);
 }

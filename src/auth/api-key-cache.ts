@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db';
 import { Lru } from '../shared/cache';
-import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type LiveApiKey } from './api-keys';
+import { apiKeyPrefix, findLiveApiKey, isKeySecret, principalOf, type AuthenticatedApiKey, type LiveApiKey } from './api-keys';
 
 /**
  * A node's memory of keys it recently found live, only for write routes that re-check the key in
@@ -9,8 +9,8 @@ import { apiKeyPrefix, findLiveApiKey, isKeySecret, type ApiKeyPrincipal, type L
  * with the stored digest in constant time on every request.
  */
 export interface ApiKeyCache {
-  authenticate(presented: string | undefined | null): Promise<ApiKeyPrincipal | null>;
-  /** Drops a key, e.g. after this node revoked it. */
+  authenticate(presented: string | undefined | null): Promise<AuthenticatedApiKey | null>;
+  /** Drops a key, after it was revoked or its limit changed (on any node: src/auth/key-changes.ts). */
   forget(keyId: string): void;
 }
 
@@ -34,7 +34,7 @@ export function createApiKeyCache(db: Queryable, { ttlMs = 30_000, maxEntries = 
         byPrefix.set(prefix, (key = found));
       }
       if (!isKeySecret(key, presented!)) return null;
-      return { keyId: key.keyId, orgId: key.orgId };
+      return principalOf(key);
     },
     forget(keyId) {
       byPrefix.deleteWhere((key) => key.keyId === keyId);

@@ -2,14 +2,18 @@ import { Elysia } from 'elysia';
 import type { Config } from '../config/config';
 import type { Db } from '../db/db';
 import { unauthorized } from '../http/errors';
+import type { RateLimiter } from '../http/rate-limit';
 import type { ApiKeyCache } from './api-key-cache';
 import type { SdkKeyCache } from './sdk-key-cache';
 import { authenticateApiKey } from './api-keys';
+import { chargeKey } from './key-rate-limit';
 import { readCookie, SESSION_COOKIE, verifySession } from './sessions';
 
 export interface AuthDeps {
   db: Db;
-  config: Pick<Config, 'sessionSecret'>;
+  config: Pick<Config, 'sessionSecret' | 'rateLimit' | 'keyRateLimit'>;
+  /** The per-IP limits' limiter, which counts each key's requests too (src/auth/key-rate-limit.ts). */
+  rateLimiter: RateLimiter;
   /** For `writeKey` routes (src/auth/api-key-cache.ts). */
   apiKeyCache: ApiKeyCache;
   /** For `sdkKey` routes (src/auth/sdk-key-cache.ts). */
@@ -37,10 +41,12 @@ const SESSION_SECURITY: Security = [{ session: [] }];
 /**
  * Route options that authenticate the caller or answer 401: `apiKey` and `writeKey` (the node's cache,
  * only where writes re-check the key) -> `principal`, `sdkKey` -> `sdkApp`, `session` -> `session`.
+ * A key found live is then counted against its own limit (429 once spent); a bad key is 401 first.
  * Each also marks the route's `detail.security` for the OpenAPI document. Elysia keeps one `auth`
  * instance per app, so every module passes the same full services.
  */
-export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
+export function authPlugin({ db, config, rateLimiter, apiKeyCache, sdkKeyCache }: AuthDeps) {
+  const limits = { rateLimiter, config };
   const presentedApiKey = (request: Request, mode: true | 'header-or-query') =>
     bearer(request.headers.get('authorization')) ?? (mode === 'header-or-query' ? queryParam(request.url, 'api_key') : undefined);
   return new Elysia({ name: 'auth' }).macro({
@@ -49,6 +55,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
       async resolve({ request }) {
         const principal = await authenticateApiKey(db, presentedApiKey(request, mode));
         if (!principal) throw unauthorized();
+        await chargeKey(limits, { kind: 'api', id: principal.keyId, rateLimitPerMinute: principal.rateLimitPerMinute });
         return { principal };
       },
     }),
@@ -57,6 +64,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
       async resolve({ request }) {
         const principal = await apiKeyCache.authenticate(presentedApiKey(request, mode));
         if (!principal) throw unauthorized();
+        await chargeKey(limits, { kind: 'api', id: principal.keyId, rateLimitPerMinute: principal.rateLimitPerMinute });
         return { principal };
       },
     }),
@@ -66,6 +74,7 @@ export function authPlugin({ db, config, apiKeyCache, sdkKeyCache }: AuthDeps) {
         const presented = request.headers.get('x-sdk-key') ?? queryParam(request.url, 'sdk_key');
         const sdkApp = await sdkKeyCache.authenticate(presented);
         if (!sdkApp) throw unauthorized();
+        await chargeKey(limits, { kind: 'sdk', id: sdkApp.appId, rateLimitPerMinute: sdkApp.rateLimitPerMinute });
         return { sdkApp };
       },
     }),

@@ -1,3 +1,4 @@
+import { CursorQuery } from '../http/pagination';
 import { t } from 'elysia';
 import { WholeNumber } from '../http/strict-body';
 import type { SkanFigures } from '../skan/skan.model';
@@ -52,7 +53,9 @@ export type PatchCampaignBody = typeof PatchCampaignBody.static;
 
 export const ListCampaignsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListCampaignsQuery = typeof ListCampaignsQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 export const CampaignParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });

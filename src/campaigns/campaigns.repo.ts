@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { CampaignRow } from './campaigns.model';
 
 const COLUMNS = 'id, org_id, app_id, name, external_id, status, skan_source_identifier, partner, created_at';
@@ -43,8 +44,12 @@ export async function findCampaign(db: Queryable, orgId: string, id: string): Pr
   return rows[0];
 }
 
-export function listCampaigns(db: Queryable, orgId: string, limit: number): Promise<CampaignRow[]> {
-  return db.query<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+/** Newest first; the cursor names the last one shown. */
+export const CAMPAIGNS_KEYSET: Keyset = { kind: 'anchor', list: 'campaigns', table: 'campaigns', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listCampaigns(db: Queryable, orgId: string, page: PageRequest): Promise<CampaignRow[]> {
+  const after = keysetCondition(CAMPAIGNS_KEYSET, page.after, 3);
+  return db.query<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(CAMPAIGNS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
 }
 
 /** Whether the id names a campaign of this organization (another organization's id reads as unknown). */

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { CampaignParams, CreateCampaignBody, ListCampaignsQuery, PatchCampaignBody } from './campaigns.model';
@@ -18,10 +19,10 @@ export function campaignsRoutes(deps: AuthDeps) {
       },
       { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign' } },
     )
-    .get('/api/v1/campaigns', async ({ query, principal }) => ({ data: await listCampaigns({ db }, principal.orgId, query.limit) }), {
+    .get('/api/v1/campaigns', async ({ query, principal }) => listCampaigns({ db }, principal.orgId, query), {
       apiKey: true,
       query: ListCampaignsQuery,
-      detail: { summary: 'List campaigns' },
+      detail: { summary: 'List campaigns, newest first', ...pageAnswer('a page of campaigns, newest first') },
     })
     .get('/api/v1/campaigns/:id', ({ params, principal }) => getCampaign({ db }, principal.orgId, params.id), { apiKey: true, params: CampaignParams, detail: { summary: 'One campaign' } })
     .patch('/api/v1/campaigns/:id', ({ params, principal, body }) => patchCampaign({ db }, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {

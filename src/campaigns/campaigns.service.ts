@@ -3,9 +3,10 @@ import { type Actor, recordAudit } from '../auth/audit';
 import type { Db } from '../db/db';
 import { isUniqueViolation } from '../db/errors';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { skanFigures } from '../skan/skan.repo';
-import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type PatchCampaignBody } from './campaigns.model';
+import { type CampaignDetailResponse, type CampaignResponse, type CampaignRow, type CreateCampaignBody, DEFAULT_LIST_LIMIT, type ListCampaignsQuery, type PatchCampaignBody } from './campaigns.model';
 import * as repo from './campaigns.repo';
 
 export function toCampaignResponse(row: CampaignRow): CampaignResponse {
@@ -61,8 +62,16 @@ export async function createCampaign({ db }: { db: Db }, actor: Actor, body: Cre
   return toCampaignResponse(row);
 }
 
-export async function listCampaigns({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<CampaignResponse[]> {
-  return (await repo.listCampaigns(db, orgId, limit)).map(toCampaignResponse);
+export function listCampaigns({ db }: { db: Db }, orgId: string, query: ListCampaignsQuery = {}): Promise<Page<CampaignResponse>> {
+  return readPage({
+    keyset: repo.CAMPAIGNS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listCampaigns(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toCampaignResponse,
+  });
 }
 
 /** One campaign with its SKAN figures; another organization's id reads as unknown (404). */

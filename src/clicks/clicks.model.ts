@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery, PageOf } from '../http/pagination';
 import { validationError } from '../http/errors';
 import { MAX_TIMESTAMP_LENGTH, parseTimestamp } from '../shared/timestamp';
 
@@ -10,6 +11,7 @@ export const ClickListQuery = t.Object({
   limit: t.Optional(t.String({ maxLength: 16 })),
   since: t.Optional(t.String({ maxLength: MAX_TIMESTAMP_LENGTH })),
   gclid: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
+  cursor: CursorQuery,
 });
 export type ClickListQuery = typeof ClickListQuery.static;
 
@@ -57,7 +59,7 @@ export const Click = t.Object({
 });
 export type Click = typeof Click.static;
 
-export const ClickList = t.Object({ data: t.Array(Click) });
+export const ClickList = PageOf(Click, 'newest first');
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

@@ -10,7 +10,7 @@ export function clicksRoutes(services: AuthDeps) {
     .use(authPlugin(services))
     .get(
       '/api/v1/clicks',
-      async ({ query, principal }) => ({ data: await listClicks({ db }, principal.orgId, parseClickFilter(query)) }),
+      ({ query, principal }) => listClicks({ db }, principal.orgId, parseClickFilter(query), query.cursor),
       { apiKey: true, query: ClickListQuery, response: { 200: ClickList }, detail: { summary: 'Export clicks, newest first' } },
     );
 }

@@ -1,16 +1,24 @@
 import { orderReasons } from '../tracking/risk/risk-signals';
 import type { Db } from '../db/db';
+import { readPage, type Page } from '../http/pagination';
 import type { ClickRoute } from '../tracking/click.model';
-import type { Click, ClickFilter } from './clicks.model';
-import { selectClicks, type ClickRow } from './clicks.repo';
+import { DEFAULT_LIMIT, type Click, type ClickFilter } from './clicks.model';
+import { CLICKS_KEYSET, selectClicks, type ClickRow } from './clicks.repo';
 
 /**
  * Click export: every stored click of the organization, dropped ones included. dropReason says
  * why a click never attributes; isBot marks verified search-engine crawlers only.
  */
-export async function listClicks({ db }: { db: Db }, orgId: string, filter: ClickFilter): Promise<Click[]> {
-  const rows = await selectClicks(db, orgId, filter);
-  return rows.map(toClick);
+export function listClicks({ db }: { db: Db }, orgId: string, filter: ClickFilter, cursor?: string): Promise<Page<Click>> {
+  return readPage({
+    keyset: CLICKS_KEYSET,
+    orgId,
+    query: { limit: filter.limit, cursor },
+    defaultLimit: DEFAULT_LIMIT,
+    fetch: (page) => selectClicks(db, orgId, filter, page),
+    keyOf: (row) => [row.page_at, row.id],
+    view: toClick,
+  });
 }
 
 export function toClick(row: ClickRow): Click {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readApnsKey, readFcmAccount } from './credential-files';
 import { DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
-import { Environment, LOWER_CASED, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
+import { Environment, LOWER_CASED, MAX_KEY_RATE_LIMIT, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
 import { persistentSecret } from './session-secret';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan-key';
 import { parseTrustedProxies, type TrustedNetwork } from './trusted-proxies';
@@ -40,6 +40,12 @@ export interface Config {
    */
   trustedProxies: TrustedNetwork[] | undefined;
   rateLimit: boolean;
+  /**
+   * KEY_RATE_LIMIT: requests a minute for each API key and SDK key that has no limit of its own;
+   * null (off, the default) leaves those to the per-IP limits alone. Keys with a limit of their
+   * own are held to it either way, while `rateLimit` is on (src/auth/key-rate-limit.ts).
+   */
+  keyRateLimit: number | null;
   postbackAllowPrivate: boolean;
   /** POSTBACK_HOST_RATE and POSTBACK_HOST_BURST: each node's token bucket per postback destination host. */
   postbackHostRate: number;
@@ -213,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     trustedProxies: trustedProxies(e.TRUSTED_PROXIES, trustProxy),
     rateLimit: e.RATE_LIMIT === undefined || isOn(e.RATE_LIMIT),
+    keyRateLimit: keyRateLimit(e.KEY_RATE_LIMIT),
     postbackAllowPrivate: e.POSTBACK_ALLOW_PRIVATE === '1',
     postbackHostRate: e.POSTBACK_HOST_RATE ? Number(e.POSTBACK_HOST_RATE) : 10,
     postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
@@ -299,6 +306,13 @@ function fcmSettings(e: Environment): FcmSettings | undefined {
 
 
 
+
+function keyRateLimit(value: string | undefined): number | null {
+  if (value === undefined || value === 'off') return null;
+  const perMinute = Number(value);
+  if (perMinute > MAX_KEY_RATE_LIMIT) throw new ConfigError('KEY_RATE_LIMIT', `${perMinute} is more than ${MAX_KEY_RATE_LIMIT} requests a minute`);
+  return perMinute;
+}
 
 function mirrorMemoryMb(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MIRROR_MEMORY_MB;

@@ -7,7 +7,7 @@ import { MIN_MIRROR_MEMORY_MB } from './defaults';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-export const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH']);
+export const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'KEY_RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 const HTTPS_ORIGIN = '^https://[^/?#\\s]+/?$';
 /** Apple's key and team ids: ten upper-case letters and digits. */
@@ -15,6 +15,8 @@ const APPLE_ID = '^[A-Z0-9]{10}$';
 export const MAX_UNINSTALL_CHECK_HOURS = 8760;
 /** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
 export const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
+/** The largest requests-a-minute a key may be given (KEY_RATE_LIMIT and each key's own limit). */
+export const MAX_KEY_RATE_LIMIT = 1_000_000;
 
 /**
  * The environment as the service reads it: every variable is a string until parsed here.
@@ -32,6 +34,7 @@ export const Environment = T.Object({
   TRUST_PROXY: T.Optional(T.String({ pattern: '^(on|off|true|false|yes|no|[0-9]{1,2})$', description: 'on/off or a number of proxy hops' })),
   TRUSTED_PROXIES: T.Optional(T.String({ minLength: 1, description: 'comma-separated CIDRs' })),
   RATE_LIMIT: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
+  KEY_RATE_LIMIT: T.Optional(T.String({ pattern: '^(off|[1-9][0-9]{0,6})$', description: `off, or requests a minute, 1 to ${MAX_KEY_RATE_LIMIT}` })),
   POSTBACK_ALLOW_PRIVATE: T.Optional(T.Union([T.Literal('0'), T.Literal('1')])),
   POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
   POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),

@@ -1,3 +1,4 @@
+import { CursorQuery, PageOf } from '../http/pagination';
 import { t } from 'elysia';
 
 /** The spec's ConversionInput: the JSON body of POST /api/v1/conversions. */
@@ -31,9 +32,12 @@ export const PostbackQuery = t.Object({
 });
 export type PostbackQuery = typeof PostbackQuery.static;
 
+export const DEFAULT_CONVERSIONS_LIMIT = 100;
 export const ListConversionsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_CONVERSIONS_LIMIT })),
+  cursor: CursorQuery,
 });
+export type ListConversionsQuery = typeof ListConversionsQuery.static;
 
 export interface ConversionResult {
   ok: true;
@@ -57,7 +61,7 @@ export const ConversionBody = t.Object({
   gclid: nullableText,
   source: t.String({ description: 'postback, api or import' }),
 });
-export const ConversionListBody = t.Object({ data: t.Array(ConversionBody, { description: 'most recent first' }) });
+export const ConversionListBody = PageOf(ConversionBody, 'most recent first');
 
 export type ConversionSource = 'postback' | 'api';
 

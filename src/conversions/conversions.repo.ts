@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { ConversionRow, ConversionSource } from './conversions.model';
 
 export interface MatchedClick {
@@ -174,11 +175,15 @@ export async function saveConversion(
   return rows[0] ?? null;
 }
 
-export function listConversions(db: Queryable, orgId: string, limit: number): Promise<ConversionRow[]> {
+/** Most recent first; the cursor names the last conversion shown. */
+export const CONVERSIONS_KEYSET: Keyset = { kind: 'anchor', list: 'conversions', table: 'conversions', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listConversions(db: Queryable, orgId: string, page: PageRequest): Promise<ConversionRow[]> {
+  const after = keysetCondition(CONVERSIONS_KEYSET, page.after, 3);
   return db.query<ConversionRow>(
     `SELECT id, org_id, click_id, campaign_id, event_name, value, currency, order_id, gclid, source, matched, created_at
-       FROM conversions WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-    [orgId, limit],
+       FROM conversions WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(CONVERSIONS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
 }
 

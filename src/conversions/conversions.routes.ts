@@ -35,7 +35,7 @@ export function conversionsRoutes(services: AuthDeps & { clock: Clock; writeBurs
       // writeKey: every conversion write re-checks the key (conversions.repo.ts).
       { writeKey: true, body: ConversionInput, transform: checkConversionInput, detail: { summary: 'Record a conversion', ...documented({ 201: ['created or updated (idempotent on order_id plus event)', ConversionResultBody] }) } },
     )
-    .get('/api/v1/conversions', async ({ query, principal }) => ({ data: await listOrgConversions(deps, principal.orgId, query.limit ?? 100) }), {
+    .get('/api/v1/conversions', async ({ query, principal }) => listOrgConversions(deps, principal.orgId, query), {
       apiKey: true,
       query: ListConversionsQuery,
       detail: { summary: 'List conversions, most recent first', ...documented({ 200: ['the conversions', ConversionListBody] }) },

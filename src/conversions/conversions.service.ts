@@ -1,19 +1,22 @@
 import type { ApiKeyPrincipal } from '../auth/api-keys';
 import type { Db } from '../db/db';
 import { HttpError, unauthorized, validationError, type ValidationBody } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { strictBody } from '../http/strict-body';
 import { newId, type Clock } from '../shared/ids';
 import type { ClickWaitTiming } from '../tracking/click-arrival';
 import { matchClick } from './click-match';
 import {
   ConversionInput,
+  DEFAULT_CONVERSIONS_LIMIT,
   toConversion,
   type Conversion,
   type ConversionResult,
   type ConversionSource,
+  type ListConversionsQuery,
   type PostbackQuery,
 } from './conversions.model';
-import { listConversions, saveConversion, type ConversionFields, type SavedConversion } from './conversions.repo';
+import { CONVERSIONS_KEYSET, listConversions, saveConversion, type ConversionFields, type SavedConversion } from './conversions.repo';
 import type { ClickConversionWriter } from './conversions.writer';
 
 export interface ConversionsDeps {
@@ -110,6 +113,14 @@ export async function recordConversion(
   return { ok: true, id: saved.id, matched: saved.matched };
 }
 
-export async function listOrgConversions({ db }: Pick<ConversionsDeps, 'db'>, orgId: string, limit: number): Promise<Conversion[]> {
-  return (await listConversions(db, orgId, limit)).map(toConversion);
+export function listOrgConversions({ db }: Pick<ConversionsDeps, 'db'>, orgId: string, query: ListConversionsQuery): Promise<Page<Conversion>> {
+  return readPage({
+    keyset: CONVERSIONS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_CONVERSIONS_LIMIT,
+    fetch: (page) => listConversions(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toConversion,
+  });
 }

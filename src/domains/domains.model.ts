@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery } from '../http/pagination';
 
 /**
  * A custom domain as one organization sees it: `verified` when it holds the name and its TXT
@@ -29,7 +30,9 @@ export const DomainParams = t.Object({ domain: t.String({ minLength: 1, maxLengt
 
 export const ListDomainsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListDomainsQuery = typeof ListDomainsQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 /** What one check found: the token is there, it is definitely not there, or DNS gave no answer. */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { CheckOutcome, DomainRow } from './domains.model';
 
 /**
@@ -38,7 +39,11 @@ export async function organizationToken(db: Queryable, orgId: string, fresh: str
 }
 
 /** The names the organization holds or has links on, by name; another holder's details stay hidden. */
-export function listDomains(db: Queryable, orgId: string, limit: number): Promise<DomainRow[]> {
+/** By name; a name is the list's key, so the cursor carries it. */
+export const DOMAINS_KEYSET: Keyset = { kind: 'values', list: 'domains', columns: [{ column: 'domain', cast: 'text', direction: 'asc' }] };
+
+export function listDomains(db: Queryable, orgId: string, page: PageRequest): Promise<DomainRow[]> {
+  const after = keysetCondition(DOMAINS_KEYSET, page.after, 3, '$1', 'n.');
   return db.query<DomainRow>(
     `SELECT n.domain,
        CASE WHEN d.verified_at IS NULL THEN 'unverified' WHEN d.org_id = $1 THEN 'verified' ELSE 'taken' END AS status,
@@ -48,9 +53,10 @@ export function listDomains(db: Queryable, orgId: string, limit: number): Promis
      FROM (SELECT domain FROM link_domains WHERE org_id = $1
            UNION SELECT domain FROM links WHERE org_id = $1 AND domain <> '') AS n
      LEFT JOIN link_domains d ON d.domain = n.domain
-     ORDER BY n.domain
+     WHERE ${after.sql}
+     ORDER BY ${keysetOrder(DOMAINS_KEYSET, 'n.')}
      LIMIT $2`,
-    [orgId, limit],
+    [orgId, page.limit, ...after.params],
   );
 }
 

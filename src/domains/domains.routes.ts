@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { DomainParams, ListDomainsQuery } from './domains.model';
 import { listDomains, verifyDomain, type DomainsDeps } from './domains.service';
@@ -7,10 +8,10 @@ import { listDomains, verifyDomain, type DomainsDeps } from './domains.service';
 export function domainsRoutes(deps: DomainsDeps & AuthDeps) {
   return new Elysia({ name: 'domains' })
     .use(authPlugin(deps))
-    .get('/api/v1/domains', async ({ query, principal }) => ({ data: await listDomains(deps, principal.orgId, query.limit) }), {
+    .get('/api/v1/domains', ({ query, principal }) => listDomains(deps, principal.orgId, query), {
       apiKey: true,
       query: ListDomainsQuery,
-      detail: { summary: "List the organization's custom domains" },
+      detail: { summary: "List the organization's custom domains", ...pageAnswer('a page of domains, by name') },
     })
     .post(
       '/api/v1/domains/:domain/verify',

@@ -3,9 +3,10 @@ import { randomToken } from '../shared/crypto/secrets';
 import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { conflict, fieldError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { announce, domainChange, type LinkChanges } from '../tracking/redirect/link-cache/link-changes';
 import { parseDomain } from '../shared/net/hostname';
-import { type CheckOutcome, DEFAULT_LIST_LIMIT, type DomainResponse, type DomainRow } from './domains.model';
+import { type CheckOutcome, DEFAULT_LIST_LIMIT, type DomainResponse, type DomainRow, type ListDomainsQuery } from './domains.model';
 import * as repo from './domains.repo';
 import { lookupTokens, type TxtResolver, txtName, txtRecord } from './txt-lookup';
 
@@ -35,9 +36,17 @@ function toDomainResponse(row: DomainRow, token: string): DomainResponse {
   };
 }
 
-export async function listDomains(deps: Pick<DomainsDeps, 'db'>, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<DomainResponse[]> {
+export async function listDomains(deps: Pick<DomainsDeps, 'db'>, orgId: string, query: ListDomainsQuery = {}): Promise<Page<DomainResponse>> {
   const token = await organizationToken(deps.db, orgId);
-  return (await repo.listDomains(deps.db, orgId, limit)).map((row) => toDomainResponse(row, token));
+  return readPage({
+    keyset: repo.DOMAINS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listDomains(deps.db, orgId, page),
+    keyOf: (row) => [row.domain],
+    view: (row) => toDomainResponse(row, token),
+  });
 }
 
 /** The path's domain as links store it; the tracking host has nothing to verify. */

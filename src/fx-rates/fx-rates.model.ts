@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery, PageOf } from '../http/pagination';
 import { Currency } from '../settings/settings.model';
 import { DAY_ERROR } from '../shared/timestamp';
 
@@ -38,6 +39,7 @@ export const ListFxRatesQuery = t.Object({
   from: t.Optional(t.String({ maxLength: 10, description: 'first day, YYYY-MM-DD, included' })),
   to: t.Optional(t.String({ maxLength: 10, description: 'last day, YYYY-MM-DD, included' })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
 export type ListFxRatesQuery = typeof ListFxRatesQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
@@ -50,4 +52,4 @@ export const FxRateRow = t.Object({
   updated_at: t.String(),
 });
 export type FxRateRow = typeof FxRateRow.static;
-export const ListFxRatesAnswer = t.Object({ data: t.Array(FxRateRow) });
+export const ListFxRatesAnswer = PageOf(FxRateRow, 'newest day first, then by currency');

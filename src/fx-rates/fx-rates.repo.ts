@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 
 export interface RateUpsert {
   id: string;
@@ -37,17 +38,30 @@ export interface RateRow {
   updated_at: Date;
 }
 
+/** Newest day first, then by currency: a day and a currency name one rate, so the cursor carries them. */
+export const RATES_KEYSET: Keyset = {
+  kind: 'values',
+  list: 'fx-rates',
+  columns: [
+    { column: 'day', cast: 'date', direction: 'desc' },
+    { column: 'currency', cast: 'text', direction: 'asc' },
+  ],
+};
+
 /** The organization's rates, newest day first; null bounds and currency filter nothing. */
 export function selectRates(
   db: Queryable,
   orgId: string,
-  filter: { currency: string | null; from: string | null; to: string | null; limit: number },
+  filter: { currency: string | null; from: string | null; to: string | null },
+  page: PageRequest,
 ): Promise<RateRow[]> {
+  const after = keysetCondition(RATES_KEYSET, page.after, 6);
   return db.query<RateRow>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, currency, rate, quote, updated_at FROM fx_rates
       WHERE org_id = $1 AND ($2::text IS NULL OR currency = $2)
         AND ($3::date IS NULL OR day >= $3::date) AND ($4::date IS NULL OR day <= $4::date)
-      ORDER BY day DESC, currency LIMIT $5`,
-    [orgId, filter.currency, filter.from, filter.to, filter.limit],
+        AND ${after.sql}
+      ORDER BY ${keysetOrder(RATES_KEYSET)} LIMIT $5`,
+    [orgId, filter.currency, filter.from, filter.to, page.limit, ...after.params],
   );
 }

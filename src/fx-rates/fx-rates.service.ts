@@ -1,11 +1,12 @@
 import { recordAudit, type Actor } from '../auth/audit';
 import type { Db } from '../db/db';
 import { notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { CURRENCY_ERROR, CURRENCY_PATTERN } from '../settings/settings.model';
 import { newId } from '../shared/ids';
 import { parseDay } from '../shared/timestamp';
 import { DEFAULT_LIST_LIMIT, type FxRate, type FxRateRow, type ListFxRatesQuery, type PutFxRatesAnswer } from './fx-rates.model';
-import { lockReportingCurrency, selectRates, upsertRates, type RateUpsert } from './fx-rates.repo';
+import { lockReportingCurrency, RATES_KEYSET, selectRates, upsertRates, type RateUpsert } from './fx-rates.repo';
 
 const CURRENCY = new RegExp(CURRENCY_PATTERN);
 
@@ -42,7 +43,7 @@ export async function putFxRates({ db }: { db: Db }, actor: Actor, rates: readon
 }
 
 /** The organization's rates, newest day first, filtered by currency and day range; a bad filter is a 400 naming it. */
-export async function listFxRates({ db }: { db: Db }, orgId: string, query: ListFxRatesQuery): Promise<{ data: FxRateRow[] }> {
+export async function listFxRates({ db }: { db: Db }, orgId: string, query: ListFxRatesQuery): Promise<Page<FxRateRow>> {
   const problems: Record<string, string[]> = {};
   if (query.currency !== undefined && !CURRENCY.test(query.currency)) problems.currency = [CURRENCY_ERROR];
   const day = (field: 'from' | 'to') => {
@@ -55,6 +56,13 @@ export async function listFxRates({ db }: { db: Db }, orgId: string, query: List
   const to = day('to');
   if (from !== null && to !== null && to < from) problems.to = ['must be the same day as from or later'];
   if (Object.keys(problems).length > 0) throw validationError(problems);
-  const rows = await selectRates(db, orgId, { currency: query.currency ?? null, from, to, limit: query.limit ?? DEFAULT_LIST_LIMIT });
-  return { data: rows.map((row) => ({ day: row.day, currency: row.currency, rate: Number(row.rate), quote: row.quote, updated_at: new Date(row.updated_at).toISOString() })) };
+  return readPage({
+    keyset: RATES_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => selectRates(db, orgId, { currency: query.currency ?? null, from, to }, page),
+    keyOf: (row) => [row.day, row.currency],
+    view: (row) => ({ day: row.day, currency: row.currency, rate: Number(row.rate), quote: row.quote, updated_at: new Date(row.updated_at).toISOString() }),
+  });
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery } from '../http/pagination';
 import { WholeNumber } from '../http/strict-body';
 import { Timestamp } from '../shared/timestamp';
 
@@ -28,9 +29,12 @@ export type TvAiring = typeof TvAiring.static;
 export const TvAiringsBody = t.Object({ airings: t.Array(TvAiring, { minItems: 1, maxItems: MAX_AIRINGS }) }, { additionalProperties: false });
 export type TvAiringsBody = typeof TvAiringsBody.static;
 
+export const DEFAULT_AIRINGS_LIMIT = 100;
 export const TvAiringsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_AIRINGS_LIMIT })),
+  cursor: CursorQuery,
 });
+export type TvAiringsQuery = typeof TvAiringsQuery.static;
 
 export interface TvAiringsResult {
   accepted: number;

@@ -1,5 +1,6 @@
 import type { Mirror } from '../analytics/mirror/mirror';
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { CountRequest } from './spike';
 import type { TvAiringView } from './tv-airings.model';
 
@@ -61,12 +62,16 @@ export async function updateAiringResults(tx: Queryable, orgId: string, results:
   );
 }
 
-export function listAirings(db: Queryable, orgId: string, limit: number): Promise<AiringRow[]> {
+/** Latest airing first; the cursor names the last airing shown. */
+export const AIRINGS_KEYSET: Keyset = { kind: 'anchor', list: 'tv-airings', table: 'tv_airings', columns: ['aired_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listAirings(db: Queryable, orgId: string, page: PageRequest): Promise<AiringRow[]> {
+  const after = keysetCondition(AIRINGS_KEYSET, page.after, 3);
   return db.query<AiringRow>(
     `SELECT id, network, program, region, aired_at, window_min, spot_length_sec, cost, campaign_id, baseline_per_min, window_count,
        lift, attributed
-       FROM tv_airings WHERE org_id = $1 ORDER BY aired_at DESC, id DESC LIMIT $2`,
-    [orgId, limit],
+       FROM tv_airings WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(AIRINGS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
 }
 

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { TvAiringsBody, TvAiringsQuery } from './tv-airings.model';
@@ -14,9 +15,9 @@ export function tvAiringsRoutes(services: AuthDeps & TvAiringDeps) {
       transform: strictBody(TvAiringsBody),
       detail: { summary: 'Import TV airings and attribute them (not idempotent)' },
     })
-    .get('/api/v1/tv-airings', async ({ query, principal }) => ({ data: await listOrgAirings(services, principal.orgId, query.limit ?? 100) }), {
+    .get('/api/v1/tv-airings', ({ query, principal }) => listOrgAirings(services, principal.orgId, query), {
       apiKey: true,
       query: TvAiringsQuery,
-      detail: { summary: 'List TV airings' },
+      detail: { summary: 'List TV airings', ...pageAnswer('a page of airings, latest first') },
     });
 }

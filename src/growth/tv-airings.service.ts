@@ -3,12 +3,13 @@ import type { ApiKeyPrincipal } from '../auth/api-keys';
 import { recordAudit } from '../auth/audit';
 import type { Db, Queryable } from '../db/db';
 import { validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { newId, type Clock } from '../shared/ids';
 import type { ClickPipeline } from '../tracking/pipeline/click-pipeline';
 import { resolveCampaigns } from './campaign-refs';
 import { attributeSpikes, BASELINE_LOOKBACK_MIN, overlapGroups, planSpikes, type Interval, type Spot, type SpotResult } from './spike';
-import { DEFAULT_WINDOW_MIN, type TvAiring, type TvAiringsResult, type TvAiringView } from './tv-airings.model';
-import { countTraffic, findAiringsBetween, insertAirings, listAirings, lockOrgAirings, updateAiringResults, type AiringRow, type StoredAiring } from './tv-airings.repo';
+import { DEFAULT_AIRINGS_LIMIT, DEFAULT_WINDOW_MIN, type TvAiring, type TvAiringsQuery, type TvAiringsResult, type TvAiringView } from './tv-airings.model';
+import { AIRINGS_KEYSET, countTraffic, findAiringsBetween, insertAirings, listAirings, lockOrgAirings, updateAiringResults, type AiringRow, type StoredAiring } from './tv-airings.repo';
 import { instantOf } from '../http/timestamp-field';
 
 export interface TvAiringDeps {
@@ -138,8 +139,16 @@ function mergedIntervals(intervals: readonly Interval[]): Interval[] {
 }
 
 /** GET /api/v1/tv-airings: the organization's airings, newest airing first. */
-export async function listOrgAirings({ db }: { db: Queryable }, orgId: string, limit: number): Promise<TvAiringView[]> {
-  return (await listAirings(db, orgId, limit)).map(toView);
+export function listOrgAirings({ db }: { db: Queryable }, orgId: string, query: TvAiringsQuery): Promise<Page<TvAiringView>> {
+  return readPage({
+    keyset: AIRINGS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_AIRINGS_LIMIT,
+    fetch: (page) => listAirings(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toView,
+  });
 }
 
 function toView(row: AiringRow): TvAiringView {

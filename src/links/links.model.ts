@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import type { DomainStatus } from '../domains/domains.model';
+import { CursorQuery } from '../http/pagination';
 import { WholeNumber } from '../http/strict-body';
 import { MAX_TIMESTAMP_LENGTH } from '../shared/timestamp';
 import { LANDING_HOSTS_ERROR, MAX_LANDING_HOSTS } from '../tracking/redirect/landing-hosts';
@@ -83,7 +84,9 @@ export const LinkParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 
 
 export const ListLinksQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListLinksQuery = typeof ListLinksQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 /** A link as the API answers it. */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
 import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
 import type { LinkKind, LinkRow, LinkStatus, LinkUpdate } from './links.model';
@@ -76,8 +77,12 @@ export async function selectLinkSlugs(db: Queryable, orgId: string, ids: readonl
   return new Map(rows.map((row) => [row.id, row.slug]));
 }
 
-export function listLinks(db: Queryable, orgId: string, limit: number): Promise<LinkRow[]> {
-  return db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [orgId, limit]);
+/** Newest first; the cursor names the last link shown. */
+export const LINKS_KEYSET: Keyset = { kind: 'anchor', list: 'links', table: 'links', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listLinks(db: Queryable, orgId: string, page: PageRequest): Promise<LinkRow[]> {
+  const after = keysetCondition(LINKS_KEYSET, page.after, 3);
+  return db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(LINKS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
 }
 
 /**

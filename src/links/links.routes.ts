@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
@@ -17,10 +18,10 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
       },
       { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link' } },
     )
-    .get('/api/v1/links', async ({ query, principal }) => ({ data: await listLinks(deps, principal.orgId, query.limit) }), {
+    .get('/api/v1/links', async ({ query, principal }) => listLinks(deps, principal.orgId, query), {
       apiKey: true,
       query: ListLinksQuery,
-      detail: { summary: 'List links, newest first' },
+      detail: { summary: 'List links, newest first', ...pageAnswer('a page of links, newest first') },
     })
     .get('/api/v1/links/:id', ({ params, principal }) => getLink(deps, principal.orgId, params.id), { apiKey: true, params: LinkParams, detail: { summary: 'One link' } })
     .patch('/api/v1/links/:id', ({ params, principal, body }) => patchLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id, body), {

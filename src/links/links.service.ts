@@ -5,6 +5,7 @@ import type { Config } from '../config/config';
 import type { Db, Queryable } from '../db/db';
 import { claimDomain } from '../domains/domains.repo';
 import { conflict, fieldError, notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { parseTimestamp } from '../shared/timestamp';
 import { parseLandingHosts } from '../tracking/redirect/landing-hosts';
@@ -24,6 +25,7 @@ import {
   type LinkKind,
   type LinkStatus,
   type LinkUpdate,
+  type ListLinksQuery,
   type PatchLinkBody,
 } from './links.model';
 import * as repo from './links.repo';
@@ -204,8 +206,16 @@ export async function getLinkBySlug(deps: Pick<LinksDeps, 'db' | 'config'>, orgI
   return toLinkResponse(row, deps.config);
 }
 
-export async function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<LinkResponse[]> {
-  return (await repo.listLinks(deps.db, orgId, limit)).map((row) => toLinkResponse(row, deps.config));
+export function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, query: ListLinksQuery = {}): Promise<Page<LinkResponse>> {
+  return readPage({
+    keyset: repo.LINKS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listLinks(deps.db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: (row) => toLinkResponse(row, deps.config),
+  });
 }
 
 /**

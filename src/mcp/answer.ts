@@ -8,6 +8,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { authenticateApiKey, type ApiKeyPrincipal } from '../auth/api-keys';
 import { bearer } from '../auth/auth.plugin';
+import { chargeKey } from '../auth/key-rate-limit';
 import { HttpError } from '../http/errors';
 import { jsonResponse, SECURITY_HEADERS } from '../http/http.plugin';
 import { readEnvelope } from './envelope';
@@ -30,6 +31,7 @@ export async function answer(deps: McpDeps, request: Request): Promise<Response>
   // An invalid or revoked key counts as none: documentation stays readable, keyed calls get the 401.
   const principal = presented === undefined ? null : await authenticateApiKey(deps.db, presented);
   if (!principal && requiresKey(envelope.body)) throw keyRequired();
+  if (principal) await chargeKey(deps, { kind: 'api', id: principal.keyId, rateLimitPerMinute: principal.rateLimitPerMinute });
   return serve(deps, principal, request, envelope.body);
 }
 

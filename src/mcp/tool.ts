@@ -6,6 +6,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { PivotDeps } from '../analytics/pivot';
 import type { ApiKeyPrincipal } from '../auth/api-keys';
+import type { KeyRateLimitDeps } from '../auth/key-rate-limit';
 import type { Config } from '../config/config';
 import { isUnstorableText } from '../db/errors';
 import { HttpError, validationError } from '../http/errors';
@@ -16,8 +17,15 @@ import type { RouteTestDeps } from '../smartlinks/route-test.service';
 import type { Clock } from '../shared/ids';
 import { jsonSchema } from './json-schema';
 
-/** The services the tools call: those of the links API, the route test, the reports (and their clock) and the invalid-click export. */
-export type McpDeps = LinksDeps & RouteTestDeps & PivotDeps & ExportDeps & { config: Pick<Config, 'version' | 'baseUrl'>; clock: Clock };
+/**
+ * The services the tools call: those of the links API, the route test, the reports (and their
+ * clock) and the invalid-click export; and the limiter a key's requests are counted by.
+ */
+export type McpDeps = LinksDeps &
+  RouteTestDeps &
+  PivotDeps &
+  ExportDeps &
+  Pick<KeyRateLimitDeps, 'rateLimiter'> & { config: Pick<Config, 'version' | 'baseUrl' | 'rateLimit' | 'keyRateLimit'>; clock: Clock };
 
 interface ToolSpec<I extends TSchema, O> {
   name: string;

@@ -102,6 +102,9 @@ function operationId(method: string, path: string): string {
   return method.toLowerCase() + (words.length === 0 ? 'Index' : words.map(capitalise).join(''));
 }
 
+/** The security schemes of API keys and SDK keys, each counted against its own limit. */
+const KEY_SCHEMES = ['apiKey', 'apiKeyQuery', 'sdkKey', 'sdkKeyQuery'];
+
 function operationOf(route: RouteSource): Json {
   const hooks = route.hooks ?? {};
   const { responses: extraResponses, security: declaredSecurity, ...detail } = (hooks.detail ?? {}) as Json & { responses?: Json; security?: Json[] };
@@ -132,6 +135,7 @@ function operationOf(route: RouteSource): Json {
     path: route.path,
     validated: isSchema(hooks.body) || isSchema(hooks.params) || parameters.some((p) => p.in !== 'path'),
     authenticated: security !== undefined && security.length > 0,
+    keyed: (security ?? []).some((requirement) => KEY_SCHEMES.some((scheme) => scheme in requirement)),
     page: Object.keys(responses).some((status) => status.startsWith('3')),
   });
   return {

@@ -12,6 +12,8 @@ export interface RouteFacts {
   /** A JSON body, query or header parameters, or a path parameter model: Elysia checks them (400). */
   validated: boolean;
   authenticated: boolean;
+  /** Authenticated by an API key or SDK key, whose own limit may answer 429 (src/auth/key-rate-limit.ts). */
+  keyed: boolean;
   /** A web page: without a session it answers a redirect to /login, not a 401. */
   page: boolean;
 }
@@ -39,9 +41,10 @@ export function addStandardResponses(responses: Record<string, Json>, facts: Rou
   if (LOOKUP_BY_ID.test(facts.path)) responses['404'] ??= refusal("no such record in the caller's organization", 'Error');
   responses['413'] ??= refusal(`a body above ${MAX_BODY_BYTES / 1024 / 1024} MiB; a declared Content-Length above it is refused unread`, 'Error');
   const limit = rateLimitGroup(facts.path);
-  if (limit) {
+  const limits = [limit && `${limit.perMinute} a minute per client IP`, facts.keyed && "the key's own limit, when it has one"].filter(Boolean);
+  if (limits.length > 0) {
     responses['429'] ??= {
-      ...refusal(`rate limited (${limit.perMinute} a minute per client IP)`, 'RateLimited'),
+      ...refusal(`rate limited (${limits.join('; ')})`, 'RateLimited'),
       headers: { 'Retry-After': { description: 'seconds until the window ends', schema: { type: 'integer', minimum: 1 } } },
     };
   }

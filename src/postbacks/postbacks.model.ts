@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery } from '../http/pagination';
 
 /** Macros a destination URL may carry; each is replaced by the URL-encoded conversion field. */
 export const MACROS = ['click_id', 'gclid', 'event', 'value', 'currency', 'order_id', 'campaign_id', 'conversion_id'] as const;
@@ -22,8 +23,15 @@ export const DeliveryStatus = t.Union([t.Literal('pending'), t.Literal('delivere
 });
 export type DeliveryStatus = typeof DeliveryStatus.static;
 
+export const DEFAULT_POSTBACK_LIST_LIMIT = 100;
+const ListLimit = t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_POSTBACK_LIST_LIMIT }));
+
+/** A page of destinations: an organization has at most 20 live ones, so the default page holds them all. */
+export const ListDestinationsQuery = t.Object({ limit: ListLimit, cursor: CursorQuery });
+
 export const ListDeliveriesQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: ListLimit,
+  cursor: CursorQuery,
   status: t.Optional(DeliveryStatus),
   conversion_id: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   destination_id: t.Optional(t.String({ minLength: 1, maxLength: 64 })),

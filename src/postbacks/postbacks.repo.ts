@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { ConversionPayload, DeliveryRow, DeliveryStatus, DestinationRow } from './postbacks.model';
 
 const DESTINATION_COLUMNS = 'id, org_id, url, method, events, secret, created_at';
@@ -25,11 +26,15 @@ export async function insertDestinationWithinCap(
   return rows[0] ?? null;
 }
 
-export function listDestinations(db: Queryable, orgId: string): Promise<DestinationRow[]> {
+/** Newest first; the cursor names the last destination shown (a deleted one keeps its row, so it still anchors). */
+export const DESTINATIONS_KEYSET: Keyset = { kind: 'anchor', list: 'postback-destinations', table: 'postback_destinations', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listDestinations(db: Queryable, orgId: string, page: PageRequest): Promise<DestinationRow[]> {
+  const after = keysetCondition(DESTINATIONS_KEYSET, page.after, 3);
   return db.query<DestinationRow>(
     `SELECT ${DESTINATION_COLUMNS} FROM postback_destinations
-      WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`,
-    [orgId],
+      WHERE org_id = $1 AND deleted_at IS NULL AND ${after.sql} ORDER BY ${keysetOrder(DESTINATIONS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
 }
 
@@ -48,11 +53,16 @@ export async function deleteDestination(tx: Queryable, orgId: string, id: string
   return { cancelled: cancelled.length };
 }
 
+/** Newest first; the cursor names the last delivery shown. */
+export const DELIVERIES_KEYSET: Keyset = { kind: 'anchor', list: 'postback-deliveries', table: 'postback_deliveries', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
 export function listDeliveries(
   db: Queryable,
   orgId: string,
-  filter: { limit: number; status?: DeliveryStatus; conversionId?: string; destinationId?: string },
+  filter: { status?: DeliveryStatus; conversionId?: string; destinationId?: string },
+  page: PageRequest,
 ): Promise<DeliveryRow[]> {
+  const after = keysetCondition(DELIVERIES_KEYSET, page.after, 6);
   return db.query<DeliveryRow>(
     `SELECT id, destination_id, conversion_id, event_name, status, attempts, next_attempt_at,
             last_status_code, last_error, created_at, updated_at, delivered_at
@@ -61,8 +71,9 @@ export function listDeliveries(
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR conversion_id = $3)
         AND ($4::text IS NULL OR destination_id = $4)
-      ORDER BY created_at DESC, id DESC LIMIT $5`,
-    [orgId, filter.status ?? null, filter.conversionId ?? null, filter.destinationId ?? null, filter.limit],
+        AND ${after.sql}
+      ORDER BY ${keysetOrder(DELIVERIES_KEYSET)} LIMIT $5`,
+    [orgId, filter.status ?? null, filter.conversionId ?? null, filter.destinationId ?? null, page.limit, ...after.params],
   );
 }
 

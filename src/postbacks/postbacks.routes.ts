@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import { strictBody } from '../http/strict-body';
-import { DestinationInput, DestinationParams, ListDeliveriesQuery } from './postbacks.model';
+import { DestinationInput, DestinationParams, ListDeliveriesQuery, ListDestinationsQuery } from './postbacks.model';
 import { createDestination, listOrgDeliveries, listOrgDestinations, removeDestination } from './postbacks.service';
 
 /** Where conversions are forwarded, and the log of what was sent (docs/postbacks.md). */
@@ -19,7 +20,11 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
       },
       { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput), detail: { summary: 'Add a postback destination' } },
     )
-    .get('/api/v1/postback-destinations', async ({ principal }) => ({ data: await listOrgDestinations(deps, principal.orgId) }), { apiKey: true, detail: { summary: 'List postback destinations' } })
+    .get('/api/v1/postback-destinations', ({ query, principal }) => listOrgDestinations(deps, principal.orgId, query), {
+      apiKey: true,
+      query: ListDestinationsQuery,
+      detail: { summary: 'List postback destinations, newest first', ...pageAnswer('a page of destinations, newest first') },
+    })
     .delete('/api/v1/postback-destinations/:id', ({ params, principal }) => removeDestination(deps, principal, params.id), {
       apiKey: true,
       params: DestinationParams,
@@ -27,14 +32,8 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
     })
     .get(
       '/api/v1/postback-deliveries',
-      async ({ query, principal }) => ({
-        data: await listOrgDeliveries(deps, principal.orgId, {
-          limit: query.limit ?? 100,
-          status: query.status,
-          conversionId: query.conversion_id,
-          destinationId: query.destination_id,
-        }),
-      }),
-      { apiKey: true, query: ListDeliveriesQuery, detail: { summary: 'The log of postback deliveries, newest first' } },
+      ({ query, principal }) =>
+        listOrgDeliveries(deps, principal.orgId, { status: query.status, conversionId: query.conversion_id, destinationId: query.destination_id }, query),
+      { apiKey: true, query: ListDeliveriesQuery, detail: { summary: 'The log of postback deliveries, newest first', ...pageAnswer('a page of deliveries, newest first') } },
     );
 }

@@ -3,11 +3,12 @@ import { recordAudit } from '../auth/audit';
 import { randomToken } from '../shared/crypto/secrets';
 import type { Db } from '../db/db';
 import { fieldError, notFound, validationError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { errorMessage } from '../shared/error-message';
 import { newId } from '../shared/ids';
 import { resolveTarget, type Lookup } from '../shared/net/safe-target';
-import { toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
-import { deleteDestination, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
+import { DEFAULT_POSTBACK_LIST_LIMIT, toDelivery, toDestination, type Delivery, type DeliveryStatus, type Destination, type DestinationInput } from './postbacks.model';
+import { deleteDestination, DELIVERIES_KEYSET, DESTINATIONS_KEYSET, insertDestinationWithinCap, listDeliveries, listDestinations } from './postbacks.repo';
 import { templateProblems } from './postback-template';
 
 const DESTINATION_REFUSED_AT_CREATION = 'destination refused: the host must be a public address, or a name resolving only to public addresses';
@@ -62,8 +63,16 @@ export async function createDestination(
   return { ...toDestination(row), secret };
 }
 
-export async function listOrgDestinations({ db }: Pick<PostbacksDeps, 'db'>, orgId: string): Promise<Destination[]> {
-  return (await listDestinations(db, orgId)).map(toDestination);
+export function listOrgDestinations({ db }: Pick<PostbacksDeps, 'db'>, orgId: string, query: { limit?: number; cursor?: string }): Promise<Page<Destination>> {
+  return readPage({
+    keyset: DESTINATIONS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_POSTBACK_LIST_LIMIT,
+    fetch: (page) => listDestinations(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toDestination,
+  });
 }
 
 /** Deletes a destination of the caller's organization; what it still owed is cancelled. */
@@ -87,7 +96,16 @@ export async function removeDestination({ db }: Pick<PostbacksDeps, 'db'>, princ
 export async function listOrgDeliveries(
   { db }: Pick<PostbacksDeps, 'db'>,
   orgId: string,
-  filter: { limit: number; status?: DeliveryStatus; conversionId?: string; destinationId?: string },
-): Promise<Delivery[]> {
-  return (await listDeliveries(db, orgId, filter)).map(toDelivery);
+  filter: { status?: DeliveryStatus; conversionId?: string; destinationId?: string },
+  query: { limit?: number; cursor?: string },
+): Promise<Page<Delivery>> {
+  return readPage({
+    keyset: DELIVERIES_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_POSTBACK_LIST_LIMIT,
+    fetch: (page) => listDeliveries(db, orgId, filter, page),
+    keyOf: (row) => [row.id],
+    view: toDelivery,
+  });
 }

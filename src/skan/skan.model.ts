@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery } from '../http/pagination';
 import { WholeNumber } from '../http/strict-body';
 
 /** The postback versions whose signed field lists are known (skan-signature.ts). */
@@ -55,7 +56,9 @@ export const ORG_ID_PATTERN = /^[0-9A-Za-z_-]{1,64}$/;
 
 export const ListSkanPostbacksQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
+  cursor: CursorQuery,
 });
+export type ListSkanPostbacksQuery = typeof ListSkanPostbacksQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
 
 /** A postback as decoded for storage (sql/0096_skan_postbacks.sql), before it is linked. */

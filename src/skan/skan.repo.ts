@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { SourceIdentifierMatch } from './skan-decode';
 import type { DecodedPostback, SkanFigures, SkanPostbackRow } from './skan.model';
 
@@ -89,10 +90,14 @@ export async function findPostbackId(db: Queryable, orgId: string, transactionId
   return rows[0]?.id;
 }
 
-export function listPostbacks(db: Queryable, orgId: string, limit: number): Promise<SkanPostbackRow[]> {
+/** Newest first; the cursor names the last postback shown. */
+export const SKAN_POSTBACKS_KEYSET: Keyset = { kind: 'anchor', list: 'skan-postbacks', table: 'skan_postbacks', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+
+export function listPostbacks(db: Queryable, orgId: string, page: PageRequest): Promise<SkanPostbackRow[]> {
+  const after = keysetCondition(SKAN_POSTBACKS_KEYSET, page.after, 3);
   return db.query<SkanPostbackRow>(
-    `SELECT ${COLUMNS} FROM skan_postbacks WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-    [orgId, limit],
+    `SELECT ${COLUMNS} FROM skan_postbacks WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(SKAN_POSTBACKS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
 }
 

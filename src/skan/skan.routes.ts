@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import { skanKeyObject } from '../config/skan-key';
@@ -21,9 +22,9 @@ export function skanRoutes(services: AuthDeps & { config: Pick<Config, 'skanPubl
       transform: checkPostbackRequest,
       detail: { summary: 'Receive a SKAdNetwork postback', responses: { 400: { description: 'org missing, an invalid body, or a bad signature when verification is on' } } },
     })
-    .get('/api/v1/skan-postbacks', async ({ query, principal }) => ({ data: await listSkanPostbacks(deps, principal.orgId, query.limit) }), {
+    .get('/api/v1/skan-postbacks', ({ query, principal }) => listSkanPostbacks(deps, principal.orgId, query), {
       apiKey: true,
       query: ListSkanPostbacksQuery,
-      detail: { summary: 'List received SKAdNetwork postbacks' },
+      detail: { summary: 'List received SKAdNetwork postbacks', ...pageAnswer('a page of postbacks, newest first') },
     });
 }

@@ -1,11 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import type { Db } from '../db/db';
 import { badRequest, fieldError, HttpError, validationError, type ValidationBody } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { strictBody } from '../http/strict-body';
 import { newId } from '../shared/ids';
 import { canonicalAppStoreId, decodePostback, sourceIdentifierMatch } from './skan-decode';
 import {
   DEFAULT_LIST_LIMIT,
+  type ListSkanPostbacksQuery,
   ORG_ID_PATTERN,
   SKAN_VERSIONS,
   SkanPostbackBody,
@@ -97,6 +99,14 @@ export function toPostbackResponse(row: SkanPostbackRow): SkanPostbackResponse {
   };
 }
 
-export async function listSkanPostbacks({ db }: { db: Db }, orgId: string, limit = DEFAULT_LIST_LIMIT): Promise<SkanPostbackResponse[]> {
-  return (await repo.listPostbacks(db, orgId, limit)).map(toPostbackResponse);
+export function listSkanPostbacks({ db }: { db: Db }, orgId: string, query: ListSkanPostbacksQuery = {}): Promise<Page<SkanPostbackResponse>> {
+  return readPage({
+    keyset: repo.SKAN_POSTBACKS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_LIST_LIMIT,
+    fetch: (page) => repo.listPostbacks(db, orgId, page),
+    keyOf: (row) => [row.id],
+    view: toPostbackResponse,
+  });
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { CursorQuery } from '../http/pagination';
 import type { SubscriptionState } from './state-machine';
 
 /** The two stores, as the SDK subscription call and the `subscriptions.store` column name them. */
@@ -49,9 +50,12 @@ export const DeveloperNotification = t.Object({
 });
 export type DeveloperNotification = typeof DeveloperNotification.static;
 
+export const DEFAULT_SUBSCRIPTIONS_LIMIT = 100;
 export const ListSubscriptionsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_SUBSCRIPTIONS_LIMIT })),
+  cursor: CursorQuery,
 });
+export type ListSubscriptionsQuery = typeof ListSubscriptionsQuery.static;
 
 /** One row of GET /api/v1/subscriptions. */
 export interface SubscriptionView {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db';
+import { exactTimestamp, keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import type { SubscriptionState } from './state-machine';
 import type { Store } from './subscriptions.model';
 
@@ -158,12 +159,30 @@ export interface SubscriptionListRow {
   install_id: string | null;
   expires_at: Date | null;
   updated_at: Date;
+  /** updated_at to the microsecond, for the cursor. */
+  page_at: string;
 }
 
-export function listSubscriptions(db: Queryable, orgId: string, limit: number): Promise<SubscriptionListRow[]> {
+/**
+ * Most recently changed first. The cursor carries the sort key itself rather than an anchor row:
+ * the row's updated_at may move while a client pages, and the next page must start where this
+ * one ended.
+ */
+export const SUBSCRIPTIONS_KEYSET: Keyset = {
+  kind: 'values',
+  list: 'subscriptions',
+  columns: [
+    { column: 'updated_at', cast: 'timestamptz', direction: 'desc' },
+    { column: 'id', cast: 'text', direction: 'desc' },
+  ],
+};
+
+export function listSubscriptions(db: Queryable, orgId: string, page: PageRequest): Promise<SubscriptionListRow[]> {
+  const after = keysetCondition(SUBSCRIPTIONS_KEYSET, page.after, 3);
   return db.query<SubscriptionListRow>(
-    `SELECT id, store, product_id, original_transaction_id, purchase_token, status, install_id, expires_at, updated_at
-     FROM subscriptions WHERE org_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
-    [orgId, limit],
+    `SELECT id, store, product_id, original_transaction_id, purchase_token, status, install_id, expires_at, updated_at,
+            ${exactTimestamp('updated_at')} AS page_at
+     FROM subscriptions WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(SUBSCRIPTIONS_KEYSET)} LIMIT $2`,
+    [orgId, page.limit, ...after.params],
   );
 }

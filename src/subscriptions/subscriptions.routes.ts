@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
 import type { Clock } from '../shared/ids';
@@ -44,9 +45,9 @@ export function subscriptionsRoutes(services: SubscriptionsServices) {
     .use(authPlugin(services))
     .post('/api/subscriptions/apple', ({ body }) => receiveAppleNotification({ db, verifier }, body.signedPayload), { body: AppleNotificationBody, detail: appleDetail() })
     .post('/api/subscriptions/google', ({ body, request }) => receiveGoogleNotification(googleDeps, request, body), { body: GoogleNotificationBody, detail: googleDetail() })
-    .get('/api/v1/subscriptions', async ({ query, principal }) => ({ data: await listOrgSubscriptions({ db }, principal.orgId, query.limit ?? 100) }), {
+    .get('/api/v1/subscriptions', ({ query, principal }) => listOrgSubscriptions({ db }, principal.orgId, query), {
       apiKey: true,
       query: ListSubscriptionsQuery,
-      detail: { summary: 'List subscriptions' },
+      detail: { summary: 'List subscriptions', ...pageAnswer('a page of subscriptions, most recently changed first') },
     });
 }

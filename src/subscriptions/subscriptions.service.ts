@@ -4,16 +4,18 @@
  */
 import type { Db, Queryable } from '../db/db';
 import { HttpError } from '../http/errors';
+import { readPage, type Page } from '../http/pagination';
 import { newId } from '../shared/ids';
 import { insertEvent } from '../sdk/sdk.repo';
 import { transition, type ChangeKind, type Snapshot, type SubscriptionState } from './state-machine';
-import type { NotificationAnswer, Store, SubscriptionView } from './subscriptions.model';
+import { DEFAULT_SUBSCRIPTIONS_LIMIT, type ListSubscriptionsQuery, type NotificationAnswer, type Store, type SubscriptionView } from './subscriptions.model';
 import {
   appsHolding,
   claimNotification,
   findStoreApps,
   insertUnlinkedSubscription,
   listSubscriptions,
+  SUBSCRIPTIONS_KEYSET,
   lockSubscription,
   receivedNotification,
   settleNotification,
@@ -168,9 +170,15 @@ export async function earlierAnswer({ db }: SubscriptionsDeps, key: { appId: str
   return earlier ? { ok: true, subscription_id: earlier.subscription_id } : undefined;
 }
 
-export async function listOrgSubscriptions({ db }: SubscriptionsDeps, orgId: string, limit: number): Promise<SubscriptionView[]> {
-  const rows = await listSubscriptions(db, orgId, limit);
-  return rows.map((row) => ({
+export function listOrgSubscriptions({ db }: Pick<SubscriptionsDeps, 'db'>, orgId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionView>> {
+  return readPage({
+    keyset: SUBSCRIPTIONS_KEYSET,
+    orgId,
+    query,
+    defaultLimit: DEFAULT_SUBSCRIPTIONS_LIMIT,
+    fetch: (page) => listSubscriptions(db, orgId, page),
+    keyOf: (row) => [row.page_at, row.id],
+    view: (row) => ({
     id: row.id,
     store: row.store,
     product_id: row.product_id,
@@ -178,7 +186,8 @@ export async function listOrgSubscriptions({ db }: SubscriptionsDeps, orgId: str
     purchase_token: row.purchase_token,
     state: row.status,
     install_id: row.install_id,
-    expires_at: row.expires_at?.toISOString() ?? null,
-    updated_at: row.updated_at.toISOString(),
-  }));
+      expires_at: row.expires_at?.toISOString() ?? null,
+      updated_at: row.updated_at.toISOString(),
+    }),
+  });
 }

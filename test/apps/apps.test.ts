@@ -29,7 +29,7 @@ for (const backend of backends()) {
         expect(app).not.toHaveProperty('sdk_key_hash');
         const [row] = await appRows(orgId);
         expect(row).toMatchObject({ id: app.id, sdk_key: app.sdk_key, sdk_key_hash: sha256Hex(app.sdk_key) });
-        expect(await authenticateSdkKey(db, app.sdk_key)).toEqual({ appId: app.id, orgId, platform: 'ios', reattributionDays: 90, settings: {} });
+        expect(await authenticateSdkKey(db, app.sdk_key)).toEqual({ appId: app.id, orgId, platform: 'ios', reattributionDays: 90, settings: {}, rateLimitPerMinute: null });
         const audit = await auditRows(db, keyId);
         expect(audit).toMatchObject([{ action: 'create', entity: 'app', entity_id: app.id, api_key_id: keyId, org_id: orgId }]);
         const detail = await db.query<{ detail: unknown }>('SELECT detail FROM audit_log WHERE entity_id = $1', [app.id]);

@@ -20,7 +20,7 @@ for (const backend of backends()) {
       const { counter, wrapped } = counting(db);
       let clock = 1_000;
       const cache = createApiKeyCache(wrapped, { ttlMs: 500, now: () => clock });
-      for (let i = 0; i < 3; i++) expect(await cache.authenticate(org.apiKey)).toEqual({ keyId: org.keyId, orgId: org.orgId });
+      for (let i = 0; i < 3; i++) expect(await cache.authenticate(org.apiKey)).toEqual({ keyId: org.keyId, orgId: org.orgId, rateLimitPerMinute: null });
       expect(counter.lookups).toBe(1);
       clock += 500;
       expect(await cache.authenticate(org.apiKey)).not.toBeNull();

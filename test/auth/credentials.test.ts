@@ -1,12 +1,13 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { t as schema } from 'elysia';
-import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
+import { API_KEY_PATTERN, authenticateApiKey, issueApiKey, listApiKeyPage, revokeApiKey, revokeApiKeyByPrefix } from '../../src/auth/api-keys';
 import { createApiKeyCache } from '../../src/auth/api-key-cache';
 import { authPlugin } from '../../src/auth/auth.plugin';
 import { createSdkKeyCache } from '../../src/auth/sdk-key-cache';
 import { assertSdkPlatform, authenticateSdkKey, generateSdkKey, SDK_KEY_PATTERN } from '../../src/auth/sdk-keys';
 import { sha256Hex } from '../../src/shared/crypto/secrets';
+import { memoryRateLimiter } from '../../src/http/rate-limit';
 import { startSession } from '../../src/auth/sessions';
 import { createOrganization, createUser } from '../../src/auth/accounts.service';
 import type { Db } from '../../src/db/db';
@@ -28,7 +29,7 @@ const SECRET = 'credentials-test-session-secret-0123456789';
 function credentialApp(db: Db) {
   const { base, seal } = behindHttpRules();
   const app = base
-    .use(authPlugin({ db, config: { sessionSecret: SECRET }, apiKeyCache: createApiKeyCache(db), sdkKeyCache: createSdkKeyCache(db) }))
+    .use(authPlugin({ db, config: { sessionSecret: SECRET, rateLimit: false, keyRateLimit: null }, rateLimiter: memoryRateLimiter(), apiKeyCache: createApiKeyCache(db), sdkKeyCache: createSdkKeyCache(db) }))
     .get('/api/v1/whoami', ({ principal }) => principal, { apiKey: true })
     .get('/postback', ({ principal }) => principal, { apiKey: 'header-or-query' })
     .post('/api/sdk/v1/whoami', ({ sdkApp, body }) => {
@@ -59,7 +60,7 @@ for (const backend of backends()) {
         for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
           const res = await request('/api/v1/whoami', { headers: { authorization: `${scheme} ${apiKey}` } });
           expect(res.status).toBe(200);
-          expect(await body(res)).toEqual({ keyId, orgId });
+          expect(await body(res)).toEqual({ keyId, orgId, rateLimitPerMinute: null });
         }
       });
 
@@ -104,7 +105,7 @@ for (const backend of backends()) {
         expect(await revokeApiKeyByPrefix(db, a.apiKey.slice(0, 17))).toEqual({ id: a.keyId, org_id: a.orgId });
         expect(await revokeApiKeyByPrefix(db, a.apiKey.slice(0, 17))).toBeUndefined();
         expect(await authenticateApiKey(db, a.apiKey)).toBeNull();
-        expect((await listApiKeys(db, b.orgId)).map((k) => k.revoked_at)).toEqual([null]);
+        expect((await listApiKeyPage(db, b.orgId, {})).data.map((k) => k.revoked_at)).toEqual([null]);
       });
     });
 
@@ -120,7 +121,7 @@ for (const backend of backends()) {
            VALUES ($1, $2, 'App', 'ios', $3, $4, 30, $5::text::jsonb)`,
           [appId, orgId, key, hash, JSON.stringify({ a: 1 })],
         );
-        expect(await authenticateSdkKey(db, key)).toEqual({ appId, orgId, platform: 'ios', reattributionDays: 30, settings: { a: 1 } });
+        expect(await authenticateSdkKey(db, key)).toEqual({ appId, orgId, platform: 'ios', reattributionDays: 30, settings: { a: 1 }, rateLimitPerMinute: null });
         const [stored] = await db.query<{ sdk_key_hash: string }>('SELECT sdk_key_hash FROM apps WHERE id = $1', [appId]);
         expect(stored!.sdk_key_hash).toBe(sha256Hex(key));
       });

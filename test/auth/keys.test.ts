@@ -38,14 +38,15 @@ for (const backend of backends()) {
         const res = await create(user.cookie, 'billing export');
         expect(res.status).toBe(201);
         const key = await body(res);
-        expect(Object.keys(key).sort()).toEqual(['api_key', 'id', 'name', 'prefix']);
+        expect(Object.keys(key).sort()).toEqual(['api_key', 'id', 'name', 'prefix', 'rate_limit_per_minute']);
+        expect(key.rate_limit_per_minute).toBeNull();
         expect(key.name).toBe('billing export');
         expect(key.api_key).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
         expect(key.prefix).toBe(key.api_key.slice(0, 17));
-        expect(await authenticateApiKey(db, key.api_key)).toEqual({ keyId: key.id, orgId: user.orgId });
+        expect(await authenticateApiKey(db, key.api_key)).toEqual({ keyId: key.id, orgId: user.orgId, rateLimitPerMinute: null });
       });
 
-      test('list shows {id,name,prefix,created_at,last_used_at,revoked_at}, newest first, never the key', async () => {
+      test('list shows {id,name,prefix,rate_limit_per_minute,created_at,last_used_at,revoked_at}, newest first, never the key', async () => {
         const user = await signedIn(t);
         const first = await body(await create(user.cookie, 'one'));
         const second = await body(await create(user.cookie, 'two'));
@@ -53,7 +54,7 @@ for (const backend of backends()) {
         const rows = await list(user.cookie);
         expect(rows.map((row) => row.id)).toEqual([second.id, first.id]);
         for (const row of rows) {
-          expect(Object.keys(row).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at']);
+          expect(Object.keys(row).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'rate_limit_per_minute', 'revoked_at']);
           expect(Number.isNaN(Date.parse(row.created_at as string))).toBe(false);
           expect(row.revoked_at).toBeNull();
         }

@@ -36,7 +36,7 @@ for (const backend of backends()) {
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain('application/json');
         const payload = await body(res);
-        expect(Object.keys(payload)).toEqual(['data']);
+        expect(Object.keys(payload)).toEqual(['data', 'next_cursor']);
         expect(payload.data).toHaveLength(1);
         const click = payload.data[0];
         expect(Object.keys(click).sort()).toEqual(CLICK_FIELDS);

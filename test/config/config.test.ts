@@ -164,6 +164,26 @@ describe('loadConfig: happy', () => {
     expect(on('0')).toBe(false);
   });
 
+  test('KEY_RATE_LIMIT is off unless a number of requests a minute from 1 to 1,000,000', () => {
+    const limit = (value?: string) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...(value === undefined ? {} : { KEY_RATE_LIMIT: value }) }).keyRateLimit;
+    expect(limit()).toBeNull();
+    expect(limit('off')).toBeNull();
+    expect(limit('OFF')).toBeNull();
+    expect(limit('')).toBeNull();
+    expect(limit('1')).toBe(1);
+    expect(limit('600')).toBe(600);
+    expect(limit('1000000')).toBe(1_000_000);
+    expect(() => limit('1000001')).toThrow('invalid KEY_RATE_LIMIT: 1000001 is more than 1000000 requests a minute');
+    // Property: every whole number 1..1,000,000 is taken as itself; every other whole number is refused.
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1_000_000 }), (n) => limit(String(n)) === n), { numRuns: 50 });
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -1_000_000, max: 0 }), fc.integer({ min: 1_000_001, max: 2 ** 40 })), (n) => {
+        expect(() => limit(String(n))).toThrow(/^invalid KEY_RATE_LIMIT/);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   test('postbacks are paced at 10 a second per host with a burst of 20 unless configured', () => {
     const defaults = loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET });
     expect([defaults.postbackHostRate, defaults.postbackHostBurst]).toEqual([10, 20]);
@@ -237,6 +257,12 @@ describe('loadConfig: a bad value names its variable', () => {
     ['TRUST_PROXY', '-1'],
     ['TRUSTED_PROXIES', '10.0.0.0/8'],
     ['RATE_LIMIT', 'sometimes'],
+    ['KEY_RATE_LIMIT', '0'],
+    ['KEY_RATE_LIMIT', 'on'],
+    ['KEY_RATE_LIMIT', '2.5'],
+    ['KEY_RATE_LIMIT', '-10'],
+    ['KEY_RATE_LIMIT', '1000001'],
+    ['KEY_RATE_LIMIT', '10000000'],
     ['DOMAIN_VERIFICATION', 'none'],
     ['DOMAIN_VERIFICATION', 'false'],
     ['CLICK_BACKLOG', '0'],

@@ -49,10 +49,11 @@ for (const backend of backends()) {
       watch('late matcher', services.lateMatcher);
       watch('pending beacons', services.pendingBeacons);
       watch('link changes', services.linkChanges);
+      watch('key changes', services.keyChanges);
       watch('mirror', services.mirror);
 
       await expect(services.stop()).rejects.toThrow('flush refused');
-      expect(stopped).toEqual(['postbacks', 'late matcher', 'pending beacons', 'link changes', 'mirror']);
+      expect(stopped).toEqual(['postbacks', 'late matcher', 'pending beacons', 'link changes', 'key changes', 'mirror']);
       await expect(services.mirror.catchUp()).rejects.toThrow('analytics mirror is stopped');
     });
 
@@ -63,7 +64,8 @@ for (const backend of backends()) {
       const control = await testApp(kept.wrapped);
       // The postback worker claims at once when started; nobody else touches postback_deliveries.
       await Bun.sleep(100);
-      expect(kept.seen).toMatchObject({ listens: 1 });
+      // Link changes and key changes each listen on their channel.
+      expect(kept.seen).toMatchObject({ listens: 2 });
       expect(kept.seen.claims).toBeGreaterThan(0);
       expect(left.seen).toEqual({ listens: 0, claims: 0 });
       await expect(services.mirror.catchUp()).rejects.toThrow('analytics mirror is off on this node');

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { issueApiKey, revokeApiKey } from '../../src/auth/api-keys';
 import { html, jsonBlock, WEB_CSP } from '../../src/dashboard/web/html';
 import { NAVIGATION } from '../../src/dashboard/web/layout';
 import { testApp } from '../support/app';
@@ -78,6 +79,40 @@ for (const backend of backends()) {
       const foreign = await get(`/links/${theirs.linkId}`, me.cookie);
       expect(foreign.status).toBe(404);
       expect(await foreign.text()).toContain('link not found');
+    });
+
+    test('the keys and apps pages show each key\'s rate limit, with forms that set it', async () => {
+      const me = await registerAccount(t);
+      const limited = await issueApiKey(db, { orgId: me.orgId, name: 'Limited key', rateLimitPerMinute: 1500 });
+      const plain = await issueApiKey(db, { orgId: me.orgId, name: 'Plain key' });
+      const revoked = await issueApiKey(db, { orgId: me.orgId, name: 'Gone key', rateLimitPerMinute: 5 });
+      await revokeApiKey(db, me.orgId, revoked.id);
+      const keys = await (await get('/keys', me.cookie)).text();
+      expect(keys).toContain('<th scope="col">Rate limit</th>');
+      expect(keys).toContain('1,500 a minute');
+      expect(keys).toContain('none (per-IP limits only)');
+      // The create form takes a limit; each live key has a PATCH form, prefilled with its own.
+      expect(keys).toMatch(/<form [^>]*id="new-key"[\s\S]*?name="rate_limit_per_minute"[\s\S]*?<\/form>/);
+      expect(keys).toMatch(new RegExp(`<form [^>]*id="key-limit-${limited.id}" data-api="/api/dashboard/keys/${limited.id}" data-method="PATCH"[\\s\\S]*?name="rate_limit_per_minute"[^>]*data-type="number" data-empty="null"[^>]*value="1500"`));
+      expect(keys).toContain(`data-api="/api/dashboard/keys/${plain.id}" data-method="PATCH"`);
+      expect(keys).not.toContain(`data-api="/api/dashboard/keys/${revoked.id}" data-method="PATCH"`);
+
+      const app = await insertApp(db, me.orgId);
+      await db.query('UPDATE apps SET rate_limit_per_minute = 42 WHERE id = $1', [app.appId]);
+      const apps = await (await get('/apps', me.cookie)).text();
+      expect(apps).toContain('<th scope="col">SDK key rate limit</th>');
+      expect(apps).toContain('42 a minute');
+      expect(apps).toMatch(/<form [^>]*id="new-app"[\s\S]*?name="rate_limit_per_minute"[\s\S]*?<\/form>/);
+      expect(apps).toContain(`data-api="/api/dashboard/apps/${app.appId}" data-method="PATCH"`);
+    });
+
+    test('with KEY_RATE_LIMIT set, keys without a limit of their own show the deployment default', async () => {
+      const node = await testApp(db, { KEY_RATE_LIMIT: '600' }, { workers: false, mirror: false });
+      const me = await registerAccount(node);
+      await issueApiKey(db, { orgId: me.orgId, name: 'Plain key' });
+      const keys = await (await node.request('/keys', { headers: { cookie: me.cookie } })).text();
+      expect(keys).toContain('default: 600 a minute');
+      expect(keys).not.toContain('none (per-IP limits only)');
     });
 
     test('the campaigns page has the pivot of the window asked for; a bad window falls back to the default', async () => {

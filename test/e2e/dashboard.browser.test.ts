@@ -64,7 +64,7 @@ for (const backend of backends) {
     // A desktop Chrome's user agent: headless Chromium's own names it a bot, whose clicks the report leaves out.
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true, userAgent: DESKTOP_CHROME });
     // The one answer of 400 the test provokes: a link with a destination that is not http(s).
-    const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && /\/api\/dashboard\/links(\/[^/]+)?$/.test(url) });
+    const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && /\/api\/dashboard\/(links|keys)(\/[^/]+)?$/.test(url) });
     const page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
 
@@ -126,6 +126,22 @@ for (const backend of backends) {
       await checkPage(page);
       await screenshot(page, `${backend}-overview-375`);
       await page.setViewportSize(VIEWPORTS.desktop);
+      watched.assertClean();
+    });
+
+    test("an API key's rate limit: a bad value refused beside its field, then set and shown", async () => {
+      await page.goto(`${base}/keys`);
+      const limit = page.getByLabel('Requests a minute', { exact: true }).first();
+      await limit.fill('0');
+      await page.getByRole('button', { name: 'Set limit' }).first().click();
+      const error = page.locator('[id^="key-limit-"][id$="-rate_limit_per_minute-error"]').first();
+      await error.waitFor({ state: 'visible' });
+      expect(await error.textContent()).toContain('must be an integer from 1 to 1000000');
+      expect(await limit.getAttribute('aria-invalid')).toBe('true');
+      await limit.fill('120');
+      await page.getByRole('button', { name: 'Set limit' }).first().click();
+      await page.locator('td', { hasText: '120 a minute' }).waitFor();
+      expect(await page.getByLabel('Requests a minute', { exact: true }).first().inputValue()).toBe('120');
       watched.assertClean();
     });
 

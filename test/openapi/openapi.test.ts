@@ -78,6 +78,22 @@ for (const backend of backends()) {
       expect(JSON.stringify(document)).not.toContain('"error":"must');
     });
 
+    test("every key's rate_limit_per_minute is in the bodies that set and show it; keyed routes may answer 429", () => {
+      const limitField = { anyOf: [{ type: 'number', minimum: 1, maximum: 1_000_000, multipleOf: 1 }, { type: 'null' }] };
+      for (const [method, path] of [['POST', '/api/dashboard/keys'], ['PATCH', '/api/dashboard/keys/:id'], ['POST', '/api/v1/apps'], ['PATCH', '/api/v1/apps/:id'], ['POST', '/api/dashboard/apps'], ['PATCH', '/api/dashboard/apps/:id']] as const) {
+        expect(JSON_SCHEMA_OF(operation(method, path)).properties.rate_limit_per_minute).toEqual(limitField);
+      }
+      expect(JSON_SCHEMA_OF(operation('PATCH', '/api/dashboard/keys/:id')).required).toEqual(['rate_limit_per_minute']);
+      const schemaOf = (method: string, path: string, status: string) => operation(method, path).responses[status].content['application/json'].schema;
+      expect(schemaOf('POST', '/api/dashboard/keys', '201').properties.rate_limit_per_minute.description).toBe("the key's own requests a minute; null: none (KEY_RATE_LIMIT, when set, applies)");
+      expect(Object.keys(schemaOf('GET', '/api/dashboard/keys', '200').properties.data.items.properties)).toContain('rate_limit_per_minute');
+      expect(Object.keys(schemaOf('PATCH', '/api/dashboard/keys/:id', '200').properties)).toContain('rate_limit_per_minute');
+      // /api/edge/links/hot is in no per-IP group: its 429 is the key's own limit.
+      expect(operation('GET', '/api/edge/links/hot').responses['429'].description).toBe("rate limited (the key's own limit, when it has one)");
+      expect(operation('POST', '/api/sdk/v1/install').responses['429'].description).toBe("rate limited (600 a minute per client IP; the key's own limit, when it has one)");
+      expect(operation('POST', '/register').responses['429'].description).toBe('rate limited (20 a minute per client IP)');
+    });
+
     test('GET /docs renders every operation, with a strict CSP and no script', async () => {
       const res = await t.request('/docs');
       expect(res.status).toBe(200);

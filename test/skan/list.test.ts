@@ -76,7 +76,7 @@ for (const backend of backends()) {
       expect((await body(await list(a.auth))).data.map((p: { id: string }) => p.id)).toEqual([idA]);
       expect((await body(await list(b.auth))).data.map((p: { id: string }) => p.id)).toEqual([idB]);
       const empty = await orgWithKey(db);
-      expect(await body(await list(empty.auth))).toEqual({ data: [] });
+      expect(await body(await list(empty.auth))).toEqual({ data: [], next_cursor: null });
       await revokeApiKey(db, empty.orgId, empty.keyId);
       for (const auth of [{}, { authorization: 'Bearer nope' }, { authorization: `Bearer svc_live_${'C'.repeat(32)}` }, empty.auth]) {
         const res = await list(auth);

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { pageAnswer } from '../../http/pagination';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { strictBody } from '../../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from '../../links/links.model';
@@ -21,10 +22,10 @@ export function dashboardLinksRoutes(deps: LinksDeps & AuthDeps) {
       },
       { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)' } },
     )
-    .get('/api/dashboard/links', async ({ query, session }) => ({ data: await listLinks(deps, session.orgId, query.limit) }), {
+    .get('/api/dashboard/links', async ({ query, session }) => listLinks(deps, session.orgId, query), {
       session: true,
       query: ListLinksQuery,
-      detail: { summary: 'List links, newest first (as GET /api/v1/links)' },
+      detail: { summary: 'List links, newest first (as GET /api/v1/links)', ...pageAnswer('a page of links, newest first') },
     })
     .get('/api/dashboard/links/:id', ({ params, session }) => getLink(deps, session.orgId, params.id), {
       session: true,

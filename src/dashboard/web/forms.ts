@@ -22,6 +22,8 @@ export interface FieldOptions {
   options?: readonly (readonly [string, string])[];
   /** A textarea, with this many rows. */
   rows?: number;
+  /** A textarea's example: an "Insert example" button puts it in the box; it is never the value. */
+  example?: string;
 }
 
 export function field(form: string, options: FieldOptions): Html {
@@ -37,9 +39,13 @@ export function field(form: string, options: FieldOptions): Html {
       : html`<input ${common} type="${options.type ?? 'text'}"${options.value !== undefined && options.value !== null ? html` value="${options.value}"` : ''}${
           options.placeholder ? html` placeholder="${options.placeholder}"` : ''
         }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}>`;
+  const example = options.rows && options.example
+    ? html`<div class="actions"><button type="button" class="secondary" data-insert-example="${id}" data-example="${options.example}">Insert example</button></div>`
+    : '';
   return html`<div class="field">
 <label for="${id}">${options.label}</label>
 ${control}
+${example}
 ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
 <p class="error" id="${id}-error" data-error-for="${options.name}" hidden></p>
 </div>`;
@@ -58,12 +64,14 @@ export interface ApiFormOptions {
   /** Fields sent with every submission, beside the controls'. */
   body?: Record<string, unknown>;
   label?: string;
+  /** Send only the controls whose value differs from the page's: an edit form changes only what the user changed. */
+  changedOnly?: boolean;
 }
 
 export function apiForm(options: ApiFormOptions, controls: Html | Html[]): Html {
   return html`<form class="stack" id="${options.id}" data-api="${options.api}" data-method="${options.method ?? 'POST'}" data-success="${options.success ?? 'reload'}"${
     options.result ? html` data-result="${options.result}"` : ''
-  }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}>
+  }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}${options.changedOnly ? html` data-send="changed"` : ''}>
 ${controls}
 <p class="error" role="alert" data-error-for="" hidden></p>
 <div class="actions"><button type="submit">${options.submit}</button></div>

@@ -3,12 +3,13 @@ import type { Mirror } from '../../analytics/mirror/mirror';
 import { organizationPivot } from '../../analytics/pivot';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
-import { listApiKeys } from '../../auth/api-keys';
+import { listApiKeyPage } from '../../auth/api-keys';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { listCampaigns } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { HttpError } from '../../http/errors';
+import { CursorQuery, isCursorRefusal } from '../../http/pagination';
 import { LinkParams } from '../../links/links.model';
 import { getLink, listLinks } from '../../links/links.service';
 import { DEFAULT_EXPORT_DAYS as DEFAULT_INVALID_DAYS, parseExportDays } from '../../protect/export/export.model';
@@ -33,11 +34,15 @@ import { loginPage, registerPage } from './pages/sign-in.page';
 export interface WebDeps extends RealtimeDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification'>;
+  config: Pick<Config, 'sessionSecret' | 'trackingUrl' | 'trackingHost' | 'domainVerification' | 'keyRateLimit'>;
   mirror: Pick<Mirror, 'query' | 'catchUp'>;
 }
 
 const DAY_MS = 86_400_000;
+/** Rows per page of the web app's long lists. */
+export const WEB_PAGE_ROWS = 100;
+const PageLinkQuery = t.Object({ cursor: CursorQuery });
+const BAD_PAGE_LINK = { 400: { description: 'a cursor that is not this list\'s: a page saying so', content: { 'text/html': {} } } };
 
 /** What each page declares for the API reference; `responses` adds to the page's own. */
 const page = (summary: string, responses: Record<number, object> = {}) => ({
@@ -65,6 +70,8 @@ export function webRoutes(deps: WebDeps) {
     try {
       return htmlResponse(await render(session));
     } catch (error) {
+      // A page link whose cursor is not this list's (edited, or another organization's).
+      if (isCursorRefusal(error)) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
       // An unknown or foreign id reads as unknown, as in the API.
       if (error instanceof HttpError && error.status === 404) return htmlResponse(appPage({ title: 'Not found', current: null }, html`<p>${error.message}.</p><p><a href="/">Overview</a></p>`), 404);
       throw error;
@@ -85,20 +92,26 @@ export function webRoutes(deps: WebDeps) {
     .get('/register', ({ request }) => signedOut(request, registerPage), { detail: { tags: ['Web app'], summary: 'Sign-up page', responses: { 200: { description: 'the page', content: { 'text/html': {} } } } } })
     .get('/', ({ request }) =>
       signedIn(request, async (session) => {
-        const [realtime, links] = await Promise.all([realtimeSnapshot(deps, session.orgId), listLinks(deps, session.orgId, 1)]);
-        return overviewPage(realtime, links.length > 0);
+        const [realtime, links] = await Promise.all([realtimeSnapshot(deps, session.orgId), listLinks(deps, session.orgId, { limit: 1 })]);
+        return overviewPage(realtime, links.data.length > 0);
       }), page('Overview: realtime counters and the per-minute chart'))
-    .get('/links', ({ request }) =>
+    .get('/links', ({ request, query }) =>
       signedIn(request, async (session) => {
-        const [links, campaigns] = await Promise.all([listLinks(deps, session.orgId, 500), listCampaigns(deps, session.orgId, 1000)]);
-        return linksPage(links, campaigns);
-      }), page('Links: create, pause and resume'))
+        const [links, campaigns] = await Promise.all([listLinks(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), listCampaigns(deps, session.orgId, { limit: 1000 })]);
+        return linksPage(links, campaigns.data, { first: query.cursor === undefined });
+      }), { query: PageLinkQuery, ...page('Links: create, pause and resume; a page of links at a time', BAD_PAGE_LINK) })
     .get('/links/:id', ({ request, params }) => signedIn(request, async (session) => linkPage(await getLink(deps, session.orgId, params.id))), {
       params: LinkParams,
       ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
     })
-    .get('/apps', ({ request }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, 1000))), page('Apps and their SDK keys'))
-    .get('/keys', ({ request }) => signedIn(request, async (session) => keysPage(await listApiKeys(db, session.orgId))), page('API keys: create, list by prefix, revoke'))
+    .get('/apps', ({ request, query }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined }, config.keyRateLimit)), {
+      query: PageLinkQuery,
+      ...page('Apps and their SDK keys, with their rate limits, a page at a time', BAD_PAGE_LINK),
+    })
+    .get('/keys', ({ request, query }) => signedIn(request, async (session) => keysPage(await listApiKeyPage(db, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined }, config.keyRateLimit)), {
+      query: PageLinkQuery,
+      ...page('API keys: create, list by prefix with their rate limits, revoke; a page at a time', BAD_PAGE_LINK),
+    })
     .get('/campaigns', ({ request, query }) =>
       signedIn(request, async (session) => {
         const now = deps.clock();

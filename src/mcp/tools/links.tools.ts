@@ -62,7 +62,7 @@ export const listLinksTool = keyedTool({
   output: Type.Object({ links: Type.Array(LinkOutput) }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, deps, principal) {
-    return { links: await listLinks(deps, principal.orgId, args.limit) };
+    return { links: (await listLinks(deps, principal.orgId, { limit: args.limit })).data };
   },
   render: ({ links }: { links: LinkResponse[] }) => linksTable(links),
 });

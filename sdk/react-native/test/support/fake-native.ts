@@ -1,10 +1,12 @@
 import { FakeClock, settle } from '../../../core/test/support/fake-clock';
+import { FakeServer } from '../../../core/test/support/fake-server';
 import type { Attribution } from '../../../core/src';
 import type { DeepLinkEvent, ReactNativeConfig } from '../../src/config';
 import type { AsyncKeyValue, DeviceInfoLike, NativeDeps, PlatformLike } from '../../src/native';
 import { ReactNativeSdk } from '../../src/sdk';
 
 export { FakeClock, settle };
+export { ERASURE_ID, FakeServer, INSTALL_ID, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
 
 /** AsyncStorage over a Map: survives "relaunches" (new SDK instances on the same device). */
 export class FakeAsyncStorage implements AsyncKeyValue {
@@ -50,71 +52,6 @@ export class FakeOs {
 
   state(state: 'active' | 'background' | 'inactive'): void {
     for (const listener of [...this.stateListeners]) listener(state);
-  }
-}
-
-export interface SeenRequest {
-  path: string;
-  body: any;
-  headers: Record<string, string>;
-  at: number;
-}
-
-export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'network';
-
-export const INSTALL_ID = '01INSTALL0000000000000000A';
-export const ERASURE_ID = '01ERASURE0000000000000000A';
-
-/** The SDK endpoints as a fake fetch: records requests; `answer` scripts replies, else a success. */
-export class FakeServer {
-  readonly requests: SeenRequest[] = [];
-  readonly script = new Map<string, Reply[]>();
-  /** Every request fails as a transport error while true. */
-  offline = false;
-  /** Answers wait for this while set: a request under way for as long as the test wants. */
-  gate: Promise<void> | null = null;
-  deferredPath: string | null = null;
-
-  constructor(private readonly clock: FakeClock) {}
-
-  answer(path: string, ...replies: Reply[]): void {
-    this.script.set(path, [...(this.script.get(path) ?? []), ...replies]);
-  }
-
-  to(path: string): SeenRequest[] {
-    return this.requests.filter((request) => request.path === path);
-  }
-
-  delivered(): string[] {
-    return this.accepted.flatMap((body) => body.events.map((event: { name: string }) => event.name));
-  }
-
-  private readonly accepted: any[] = [];
-
-  readonly fetch: NativeDeps['fetch'] = async (url, init) => {
-    const path = new URL(url).pathname.replace('/api/sdk/v1/', '');
-    const body = JSON.parse(init.body);
-    this.requests.push({ path, body, headers: init.headers, at: this.clock.now() });
-    if (this.gate) await this.gate;
-    if (this.offline) throw new TypeError('Network request failed');
-    const reply = this.script.get(path)?.shift() ?? this.success(path, body);
-    if (reply === 'network') throw new TypeError('Network request failed');
-    if (path === 'events' && reply.status < 300) this.accepted.push(body);
-    return new Response(JSON.stringify(reply.body ?? {}), { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers } });
-  };
-
-  private success(path: string, body: any): Reply {
-    if (path === 'install') {
-      const method = body.click_id ? 'CLICK_ID' : 'ORGANIC';
-      return { status: 201, body: { install_id: INSTALL_ID, attribution: { method, campaign: null, click_id: body.click_id, deep_link_path: this.deferredPath }, is_reattribution: false } };
-    }
-    if (path === 'events') return { status: 200, body: { accepted: body.events.length } };
-    if (path === 'open') return { status: 200, body: { reengagement_id: '01REENGAGE', attributed: body.click_id !== null, campaign_id: null, deep_link_path: null } };
-    if (path === 'push-token') return { status: 200, body: { install_id: INSTALL_ID } };
-    if (path === 'subscription') return { status: 200, body: { subscription_id: '01SUB', install_id: INSTALL_ID, linked: true, created: true } };
-    if (path === 'ad-revenue') return { status: 200, body: { accepted: body.events.length, install_id: INSTALL_ID } };
-    if (path === 'forget') return { status: 202, body: { id: ERASURE_ID, status: 'pending' } };
-    return { status: 404, body: { error: 'not found' } };
   }
 }
 

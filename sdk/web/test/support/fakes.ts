@@ -5,6 +5,8 @@ import type { KeyValue } from '../../src/storage';
 import type { Attribution, SdkConfig } from '../../src/types';
 
 export { FakeClock, settle } from '../../../core/test/support/fake-clock';
+import { FakeServer } from '../../../core/test/support/fake-server';
+export { ERASURE_ID, FakeServer, INSTALL_ANSWER, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
 
 /** localStorage's behaviour over a Map; `failWrites` makes every write throw (quota, blocked). */
 export class FakeStorage implements KeyValue {
@@ -22,67 +24,6 @@ export class FakeStorage implements KeyValue {
 
   removeItem(key: string): void {
     this.map.delete(key);
-  }
-}
-
-export interface SeenRequest {
-  path: string;
-  body: any;
-  headers: Record<string, string>;
-  keepalive: boolean;
-  at: number;
-}
-
-/** An answer, or `'network'` for a transport error. */
-export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | 'network';
-
-export const INSTALL_ANSWER = {
-  install_id: '01INSTALL0000000000000000A',
-  attribution: { method: 'ORGANIC', campaign: null, click_id: null, deep_link_path: null },
-  is_reattribution: false,
-};
-
-export const ERASURE_ID = '01ERASURE0000000000000000A';
-
-/** The SDK endpoints as a fake fetch: records every request; `script` answers, else a success. */
-export class FakeServer {
-  readonly requests: SeenRequest[] = [];
-  /** Answers to use first, per path, in order. */
-  readonly script = new Map<string, Reply[]>();
-
-  constructor(private readonly clock: FakeClock) {}
-
-  answer(path: string, ...replies: Reply[]): void {
-    this.script.set(path, [...(this.script.get(path) ?? []), ...replies]);
-  }
-
-  to(path: string): SeenRequest[] {
-    return this.requests.filter((request) => request.path === path);
-  }
-
-  /** Event names in the batches the server accepted (2xx), in order. */
-  delivered(): string[] {
-    return this.accepted.flatMap((body) => body.events.map((event: { name: string }) => event.name));
-  }
-
-  private readonly accepted: any[] = [];
-
-  readonly fetch = async (url: string, init: RequestInit): Promise<Response> => {
-    const path = new URL(url).pathname.replace('/api/sdk/v1/', '');
-    const body = JSON.parse(String(init.body));
-    this.requests.push({ path, body, headers: init.headers as Record<string, string>, keepalive: init.keepalive === true, at: this.clock.now() });
-    const reply = this.script.get(path)?.shift() ?? this.success(path, body);
-    if (reply === 'network') throw new TypeError('Failed to fetch');
-    if (path === 'events' && reply.status < 300) this.accepted.push(body);
-    return new Response(JSON.stringify(reply.body ?? {}), { status: reply.status, headers: { 'content-type': 'application/json', ...reply.headers } });
-  };
-
-  private success(path: string, body: any): Reply {
-    if (path === 'install') return { status: 201, body: { ...INSTALL_ANSWER, attribution: { ...INSTALL_ANSWER.attribution, method: body.click_id ? 'CLICK_ID' : 'ORGANIC', click_id: body.click_id } } };
-    if (path === 'events') return { status: 200, body: { accepted: body.events.length } };
-    if (path === 'open') return { status: 200, body: { reengagement_id: '01REENGAGE', attributed: body.click_id !== null, campaign_id: null, deep_link_path: null } };
-    if (path === 'forget') return { status: 202, body: { id: ERASURE_ID, status: 'pending' } };
-    return { status: 404, body: { error: 'not found' } };
   }
 }
 

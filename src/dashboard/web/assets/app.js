@@ -26,10 +26,24 @@
     return raw;
   }
 
+  /** Whether a control still holds what the page was rendered with. */
+  function unchanged(control) {
+    if (control.type === 'checkbox') return control.checked === control.defaultChecked;
+    if (control.tagName === 'SELECT') {
+      for (var i = 0; i < control.options.length; i++) {
+        if (control.options[i].defaultSelected) return control.options[i].selected;
+      }
+      return control.selectedIndex <= 0;
+    }
+    return control.value === control.defaultValue;
+  }
+
   function bodyOf(form) {
     var body = {};
+    var changedOnly = form.getAttribute('data-send') === 'changed';
     var controls = form.querySelectorAll('input[name], select[name], textarea[name]');
     for (var i = 0; i < controls.length; i++) {
+      if (changedOnly && unchanged(controls[i])) continue;
       var value = valueOf(controls[i]);
       if (value !== undefined) body[controls[i].name] = value;
     }
@@ -133,6 +147,10 @@
     }
     var extra = form.getAttribute('data-body');
     if (extra) Object.assign(body, JSON.parse(extra));
+    if (form.getAttribute('data-send') === 'changed' && Object.keys(body).length === 0) {
+      showError(form, '', 'nothing changed: there is nothing to save');
+      return;
+    }
     var button = form.querySelector('[type="submit"]');
     if (button) button.disabled = true;
     request(form.getAttribute('data-method') || 'POST', form.getAttribute('data-api'), body)
@@ -146,6 +164,16 @@
       .then(function () {
         if (button) button.disabled = false;
       });
+  });
+
+  // "Insert example" beside a box: the example becomes the value only when asked for.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest && event.target.closest('button[data-insert-example]');
+    if (!button) return;
+    var box = document.getElementById(button.getAttribute('data-insert-example'));
+    if (!box) return;
+    box.value = button.getAttribute('data-example') || '';
+    box.focus();
   });
 
   // Buttons outside forms that make one call (pause, resume, revoke, sync): data-api, data-method, data-body.

@@ -3,6 +3,7 @@ import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
 
+/** Offered by the editor's "Insert example" button; never the box's value. */
 const EXAMPLE_RULES = {
   version: 1,
   rules: [{ name: 'ios', if: { os: ['ios'] }, then: { store: 'https://apps.apple.com/app/id123' } }],
@@ -30,7 +31,7 @@ ${apiForm({ id: 'route-test', api: '/api/dashboard/route-test', submit: 'Test ro
 
 /** GET /links/{id}: a link's settings; for a smart link the rules editor with the route test beside it. */
 export function linkPage(link: LinkResponse): Html {
-  const settings = apiForm({ id: 'link-settings', api: `/api/dashboard/links/${link.id}`, method: 'PATCH', submit: 'Save', success: 'reload' }, [
+  const settings = apiForm({ id: 'link-settings', api: `/api/dashboard/links/${link.id}`, method: 'PATCH', submit: 'Save', success: 'reload', changedOnly: true }, [
     field('link-settings', { name: 'destination', label: 'Destination', type: 'url', value: link.destination, emptyIsNull: true }),
     field('link-settings', { name: 'status', label: 'Status', options: [['active', 'Active'], ['paused', 'Paused']], value: link.status }),
     ...(link.kind === 'smart'
@@ -41,8 +42,9 @@ export function linkPage(link: LinkResponse): Html {
             rows: 18,
             dataType: 'json',
             emptyIsNull: true,
-            value: JSON.stringify(link.rules ?? EXAMPLE_RULES, null, 2),
-            hint: 'Rule schema version 1: conditions country, region, city, os, ip_type, in_app, language, params, hours, weekdays; actions url, store, deep_link, variants, block. Empty removes the rules.',
+            value: link.rules === null ? '' : JSON.stringify(link.rules, null, 2),
+            example: JSON.stringify(EXAMPLE_RULES, null, 2),
+            hint: 'Rule schema version 1: conditions country, region, city, os, ip_type, in_app, language, params, hours, weekdays; actions url, store, deep_link, variants, block. Empty removes the rules; a save leaves them as they are unless you change this box.',
           }),
         ]
       : []),

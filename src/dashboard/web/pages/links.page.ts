@@ -1,8 +1,10 @@
 import type { CampaignResponse } from '../../../campaigns/campaigns.model';
+import type { Page } from '../../../http/pagination';
 import type { LinkResponse } from '../../../links/links.model';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
+import { pager } from '../pager';
 
 function statusButton(link: LinkResponse): Html {
   const next = link.status === 'active' ? 'paused' : 'active';
@@ -10,8 +12,9 @@ function statusButton(link: LinkResponse): Html {
  aria-label="${link.status === 'active' ? 'Pause' : 'Resume'} ${link.slug}">${link.status === 'active' ? 'Pause' : 'Resume'}</button>`;
 }
 
-/** GET /links: create a link; the organization's links with pause, resume and the rules editor. */
-export function linksPage(links: readonly LinkResponse[], campaigns: readonly CampaignResponse[]): Html {
+/** GET /links: create a link; a page of the organization's links with pause, resume and the rules editor. */
+export function linksPage(page: Page<LinkResponse>, campaigns: readonly CampaignResponse[], where: { first: boolean }): Html {
+  const links = page.data;
   const campaignNames = new Map(campaigns.map((campaign) => [campaign.id, campaign.name]));
   const rows = links.map(
     (link) => html`<tr>
@@ -43,12 +46,13 @@ ${apiForm({ id: 'new-link', api: '/api/dashboard/links', submit: 'Create link', 
 <div class="panel">
 <h2>Your links</h2>
 ${links.length === 0
-  ? html`<p class="muted">No links yet.</p>`
+  ? html`<p class="muted">${where.first ? 'No links yet.' : 'No more links.'}</p>`
   : html`<div class="table-box"><table>
 <caption class="muted small">Newest first</caption>
 <thead><tr><th scope="col">Slug</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">URL</th><th scope="col">Destination</th><th scope="col">Campaign</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`}
+${pager('/links', { next_cursor: page.next_cursor, first: where.first, shown: links.length })}
 </div>`,
   );
 }

@@ -1,3 +1,4 @@
+import { changeSubscribers, createChangeChannel, type ChangeChannel, type ChangeSubscriber } from '../../../db/change-channel';
 import type { Db } from '../../../db/db';
 
 const CHANNEL = 'svc_link_changed';
@@ -7,7 +8,7 @@ const CHANNEL = 'svc_link_changed';
  * (domainChange). One that returns a promise (the relay to this node's tracking listener
  * threads, src/tracking/listeners/listeners.ts) holds publish() until it settles.
  */
-export type LinkChangeSubscriber = (change: string) => void | Promise<void>;
+export type LinkChangeSubscriber = ChangeSubscriber;
 
 const DOMAIN_PREFIX = 'domain:';
 
@@ -26,34 +27,10 @@ export function changedDomain(change: string): string | undefined {
  * before publish() resolves; other nodes hear it through Postgres NOTIFY. The payload is the
  * link id, or a domainChange().
  */
-export interface LinkChanges {
-  publish(change: string): Promise<void>;
-  subscribe(onChange: LinkChangeSubscriber): () => void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type LinkChanges = ChangeChannel;
 
-/**
- * This thread's subscribers to link changes: deliver() runs each and settles once those that
- * returned a promise have. Used on the main thread and in each tracking listener thread.
- */
-export function linkChangeSubscribers(): Pick<LinkChanges, 'subscribe'> & { deliver(change: string): Promise<void> } {
-  const subscribers = new Set<LinkChangeSubscriber>();
-  return {
-    subscribe(onChange) {
-      subscribers.add(onChange);
-      return () => subscribers.delete(onChange);
-    },
-    async deliver(change) {
-      const waits: Promise<void>[] = [];
-      for (const subscriber of subscribers) {
-        const done = subscriber(change);
-        if (done) waits.push(done);
-      }
-      if (waits.length > 0) await Promise.all(waits);
-    },
-  };
-}
+/** This thread's subscribers to link changes, on the main thread and in each tracking listener thread. */
+export const linkChangeSubscribers = changeSubscribers;
 
 /**
  * Publishes after a committed write: redirect caches drop what changed at once on this node and on
@@ -68,23 +45,5 @@ export async function announce(linkChanges: Pick<LinkChanges, 'publish'>, change
 }
 
 export function createLinkChanges(db: Db): LinkChanges {
-  const { subscribe, deliver } = linkChangeSubscribers();
-  const deliverHeard = (change: string) => {
-    deliver(change).catch((error) => console.error('link changes: a subscriber failed', error));
-  };
-  let unlisten: (() => Promise<void>) | undefined;
-  return {
-    async publish(change) {
-      await deliver(change);
-      await db.notify(CHANNEL, change);
-    },
-    subscribe,
-    async start() {
-      unlisten ??= await db.listen(CHANNEL, deliverHeard);
-    },
-    async stop() {
-      await unlisten?.();
-      unlisten = undefined;
-    },
-  };
+  return createChangeChannel(db, CHANNEL);
 }
