@@ -35,6 +35,7 @@ import { beaconRoutes } from './protect/beacon/beacon.routes';
 import { integrationsRoutes } from './protect/sync/integrations.routes';
 import { protectSyncRoutes } from './protect/sync/sync.routes';
 import { privacySandboxRoutes } from './privacy-sandbox/privacy-sandbox.routes';
+import { erasureRoutes } from './privacy/erasure.routes';
 import { sdkRoutes } from './sdk/sdk.routes';
 import { settingsRoutes } from './settings/settings.routes';
 import { skanRoutes } from './skan/skan.routes';
@@ -87,6 +88,7 @@ function createApp(services: Services, native: NativeRoutes) {
     integrationsRoutes(services),
     protectSyncRoutes(services),
     privacySandboxRoutes(services),
+    erasureRoutes(services),
     routeTestRoutes(withPool),
     mcpRoutes(withPool),
     realtimeRoutes(services),

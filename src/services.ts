@@ -11,6 +11,7 @@ import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/ra
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './tracking/redirect/link-cache/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/late-matcher';
+import { createErasureRunner, DEFAULT_ERASURE_RUNNER, type ErasureRunner } from './privacy/erasure-runner';
 import { createPendingBeacons, type PendingBeacons } from './protect/beacon/pending-beacons';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
 import { createInstallForwarder, type InstallForwarder } from './sdk/forwarder.service';
@@ -69,6 +70,8 @@ export interface Services {
   lateMatcher: LateMatcher;
   /** Applies landing-page beacons whose click landed after them (src/protect/beacon/pending-beacons.ts). */
   pendingBeacons: PendingBeacons;
+  /** Finishes pending erasure requests, on every node (src/privacy/erasure-runner.ts). */
+  erasureRunner: ErasureRunner;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
   installForwarder: InstallForwarder;
   /** Silent pushes that find uninstalled apps, one node at a time (src/uninstalls/checker.ts). */
@@ -99,8 +102,8 @@ export interface ServicesOptions {
   /** false: no DuckDB mirror (absentMirror()). For tests that never read it; main.ts keeps it. */
   mirror?: boolean;
   /**
-   * false: the postback worker, the late matcher, the pending beacons and the uninstall checker
-   * are built but not started (runOnce() still works), and link and key changes from other nodes
+   * false: the postback worker, the late matcher, the pending beacons, the erasure runner and the
+   * uninstall checker are built but not started (runOnce() still works), and link and key changes from other nodes
    * are not listened for; this node's own still apply.
    */
   workers?: boolean;
@@ -145,7 +148,12 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
   const lateMatcher = createLateMatcher(db, options.clock ?? systemClock);
   const pendingBeacons = createPendingBeacons(db, options.clock ?? systemClock);
   const uninstallChecker = createUninstallCheckerFor(config, { db, clock: options.clock ?? systemClock });
+  const erasureRunner = createErasureRunner(
+    { db, ipHasher, flushClicks: () => tracking.clickPipeline.flush() },
+    { ...DEFAULT_ERASURE_RUNNER, sweepMs: config.erasureSweepSeconds * 1000 },
+  );
   if (workers) {
+    erasureRunner.start();
     postbackWorker.start();
     lateMatcher.start();
     pendingBeacons.start();
@@ -174,6 +182,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     postbackWorker,
     lateMatcher,
     pendingBeacons,
+    erasureRunner,
     installForwarder,
     uninstallChecker,
     adoptListeners(adopted) {
@@ -197,6 +206,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => postbackWorker.stop(),
         () => lateMatcher.stop(),
         () => pendingBeacons.stop(),
+        () => erasureRunner.stop(),
         () => uninstallChecker.stop(),
         () => linkChanges.stop(),
         () => keyChanges.stop(),

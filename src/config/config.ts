@@ -51,6 +51,8 @@ export interface Config {
   postbackHostRate: number;
   postbackHostBurst: number;
   mirrorIntervalMs: number;
+  /** ERASURE_SWEEP_SECONDS: how long after its first pass an erasure request sweeps again (docs/privacy.md). */
+  erasureSweepSeconds: number;
   /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror-settings.ts). */
   mirrorMemoryMb: number;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackHostRate: e.POSTBACK_HOST_RATE ? Number(e.POSTBACK_HOST_RATE) : 10,
     postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
+    erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
     mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,

@@ -39,6 +39,7 @@ export const Environment = T.Object({
   POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
   POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  ERASURE_SWEEP_SECONDS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a number of seconds, 0 to 99999' })),
   MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
   MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),

@@ -82,6 +82,8 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
   const recently = new Date(Date.now() - 3_600_000).toISOString();
   const ARA = '/.well-known/attribution-reporting';
   const credentials: Credentials = { apiKey: me.apiKey, sdkKey: app.sdk_key, cookie: me.cookie };
+  // Erasure requests name subjects of their own: the fixture's device and click stay.
+  const erasure = await created(t, '/api/v1/privacy/erasure', auth, { click_id: `gone-${newId()}` });
 
   const requests: Record<string, ValidRequest> = {
     'POST /api/dashboard/apps': {
@@ -172,6 +174,9 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
       }),
     },
     'POST /api/sdk/v1/open': { path: '/api/sdk/v1/open', body: () => ({ device_id: deviceId, click_id: clickId, url: `myapp://open?svc_click_id=${clickId}`, occurred_at: recently }) },
+    'POST /api/sdk/v1/forget': { path: '/api/sdk/v1/forget', body: () => ({ device_id: hashedDeviceId() }), status: 202 },
+    'POST /api/v1/privacy/erasure': { path: '/api/v1/privacy/erasure', body: () => ({ ip: '192.0.2.1', from: day, to: today }), status: 202 },
+    'GET /api/v1/privacy/erasure/{id}': { path: `/api/v1/privacy/erasure/${erasure.id}` },
     'POST /api/sdk/v1/push-token': { path: '/api/sdk/v1/push-token', body: () => ({ device_id: deviceId, push_token: `push-${newId()}`, platform: 'android' }) },
     'POST /api/sdk/v1/subscription': {
       path: '/api/sdk/v1/subscription',

@@ -10,6 +10,9 @@ import { createStore, storeNamespace, type KeyValue, type Store } from './storag
 import { createTransport, type FetchLike, type Outcome, type Post } from './transport';
 import type { Attribution, InstallResponse, OpenResponse, SdkConfig } from './types';
 
+/** The names the core keeps under its namespace; forget() removes them all. */
+const STORED_NAMES = ['activity', 'click', 'consent', 'device', 'first_seen', 'install', 'queue', 'reported_click'] as const;
+
 /** The spec's flush triggers besides the app going to the background. */
 export const FLUSH_INTERVAL_MS = 10_000;
 export const FLUSH_AT_EVENTS = 20;
@@ -197,6 +200,39 @@ export class SdkCore {
 
   queueStats(): { queued: number; dropped: number } {
     return { queued: this.queue.size(), dropped: this.queue.dropped() };
+  }
+
+  /**
+   * The right to erasure, whatever the consent: stops the SDK, drops the queue, asks the server to
+   * erase this device's data (POST /api/sdk/v1/forget, with the event batches' retry rule), then
+   * removes everything the SDK stored. Resolves to the erasure request's id, or null when this
+   * device never sent anything. A refusal or a spent retry throws and keeps the device id, so a
+   * later forget() can ask again.
+   */
+  async forget(): Promise<string | null> {
+    this.stop();
+    this.queue.clear();
+    const deviceId = this.store.get<string>('device');
+    if (typeof deviceId === 'string' && deviceId.length >= 8 && deviceId.length <= 128) {
+      const outcome = await sendWithRetry(() => this.post('forget', { device_id: deviceId }), EVENTS_RETRY, {
+        clock: this.env.clock,
+        waiter: this.waiter,
+        random: this.env.random,
+        stopped: () => false,
+        holdUntil: (time) => (this.heldUntil = Math.max(this.heldUntil, time)),
+      });
+      if (outcome.kind !== 'ok') throw new Error(`svc: forget failed (status ${outcome.status})`);
+      this.clearStored();
+      const id = (outcome.body as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? id : null;
+    }
+    this.clearStored();
+    return null;
+  }
+
+  /** Every key this SDK writes (storage.ts, queue.ts, session.ts, click-id.ts). */
+  private clearStored(): void {
+    for (const name of STORED_NAMES) this.store.remove(name);
   }
 
   /** Removes listeners and timers; what is queued stays stored for the next launch. */

@@ -79,10 +79,14 @@ export function queueStats(): Promise<{ queued: number; dropped: number }> {
   return sdk().then((s) => s.queueStats());
 }
 
-/** Stops the SDK and removes everything it stored on the device; configure() starts afresh. */
-export async function forget(): Promise<void> {
+/**
+ * Erases this device's data on the server (whatever the consent), stops the SDK and removes
+ * everything it stored on the device; configure() starts afresh. Resolves to the erasure
+ * request's id, or null when nothing was configured or sent.
+ */
+export async function forget(): Promise<string | null> {
   const current = starting;
   starting = undefined;
   ready = undefined;
-  if (current) await (await current).forget();
+  return current ? (await current).forget() : null;
 }

@@ -145,11 +145,17 @@ export class ReactNativeSdk {
     for (const listener of this.listeners.splice(0)) listener.remove();
   }
 
-  /** Stops, then removes every key the SDK stored (device id, install, queue, consent, click). */
-  async forget(): Promise<void> {
+  /**
+   * Asks the server to erase this device's data, whatever the consent (the core's forget()), then
+   * stops and removes every key the SDK stored (device id, install, queue, consent, click).
+   * Resolves to the erasure request's id, or null when the device never sent anything.
+   */
+  async forget(): Promise<string | null> {
     this.stop();
     this.current = null;
+    const requestId = await this.core.forget();
     await this.storage.clear();
+    return requestId;
   }
 
   /** Resolves when everything written so far is in AsyncStorage. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { clickIdFromUrl, deepLinkPathFromUrl } from '../../core/src';
-import { FakeDevice, INSTALL_ID, settle } from './support/fake-native';
+import { ERASURE_ID, FakeDevice, INSTALL_ID, settle } from './support/fake-native';
 
 const CLICK = '01CLICK00000000000000000AB';
 const gaps = (device: FakeDevice, path: string) => {
@@ -217,11 +217,13 @@ test('forget() during an install under way: its late answer writes nothing back'
   device.server.gate = new Promise<void>((resolve) => (answer = resolve));
   const sdk = await device.launch();
   expect(device.server.to('install')).toHaveLength(1);
-  await sdk.forget();
+  const forgetting = sdk.forget();
   answer();
   await device.clock.advance(60_000);
+  expect(await forgetting).toBe(ERASURE_ID);
   await sdk.persisted();
   expect([...device.storage.map.keys()]).toEqual([]);
+  expect(device.server.to('forget').map((request) => request.body)).toEqual([{ device_id: device.server.to('install')[0]!.body.device_id }]);
 });
 
 test('forget() stops the SDK and leaves no key of it in AsyncStorage; other apps\' keys stay', async () => {

@@ -16,7 +16,9 @@ globalThis.fetch = (async (url: string, init: RequestInit) => {
   const path = new URL(url).pathname;
   const body = path.endsWith('/install')
     ? { install_id: '01INSTALL', attribution: { method: 'ORGANIC', campaign: null, click_id: null, deep_link_path: null }, is_reattribution: false }
-    : { accepted: 1 };
+    : path.endsWith('/forget')
+      ? { id: '01ERASURE', status: 'pending' }
+      : { accepted: 1 };
   return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 }) as typeof fetch;
 afterAll(() => {
@@ -39,7 +41,8 @@ test('the entry point runs on Linking, AppState, Platform, AsyncStorage and reac
   expect(requests[0]).toMatchObject({ url: 'https://api.example/api/sdk/v1/install', body: { platform: 'ios', os_version: '16.4', app_version: '9.9.9' } });
   expect(requests.at(-1)!.body.events.map((e: { name: string }) => e.name)).toEqual(['session_start', 'before_ready']);
   expect([...storage.map.keys()].some((key) => key.startsWith('svc_sdk:sk_mod:'))).toBe(true);
-  await svc.forget();
+  expect(await svc.forget()).toBe('01ERASURE');
+  expect(requests.at(-1)).toEqual({ url: 'https://api.example/api/sdk/v1/forget', body: { device_id: requests[0]!.body.device_id } });
   expect([...storage.map.keys()]).toEqual([]);
   expect(os.urlListeners.size + os.stateListeners.size).toBe(0);
   await expect(svc.flush()).rejects.toThrow('call configure() first');

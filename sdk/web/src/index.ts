@@ -45,6 +45,17 @@ export function open(url?: string): Promise<OpenResponse> {
   return sdk().open(url);
 }
 
+/**
+ * Erases this browser's data on the server, whatever the consent (POST /api/sdk/v1/forget), and
+ * everything the SDK stored on this origin; configure() starts afresh with a new device id.
+ * Resolves to the erasure request's id, or null when this browser never sent anything.
+ */
+export async function forget(): Promise<string | null> {
+  const forgotten = sdk();
+  current = undefined;
+  return forgotten.forget();
+}
+
 /** Events waiting in the queue, and how many the 500-event cap has dropped. */
 export function queueStats(): { queued: number; dropped: number } {
   return sdk().queueStats();

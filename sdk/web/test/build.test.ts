@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { buildSdk, GLOBAL_NAME, SDK_DIR, type Bundle } from '../scripts/build';
 import { SDK_VERSION } from '../src/version';
 
-const API = ['SDK_VERSION', 'configure', 'consentStatus', 'flush', 'logEvent', 'open', 'queueStats', 'setConsent'];
+const API = ['SDK_VERSION', 'configure', 'consentStatus', 'flush', 'forget', 'logEvent', 'open', 'queueStats', 'setConsent'];
 
 describe('the build', async () => {
   const outDir = mkdtempSync(join(tmpdir(), 'svc-web-sdk-'));

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Queryable } from '../../db/db';
 import { copyTable } from './mirror-copy';
+import { applyDeletions, DELETIONS_TABLE } from './mirror-deletes';
 import { describeTable, syncDuckTable, type MirrorTable } from './mirror-schema';
 
 export interface RoundsOptions {
@@ -54,6 +55,8 @@ export function createRounds({ db, writer, names, batchSize }: RoundsOptions): R
         firstError ??= error;
       }
     }
+    // Rows deleted in Postgres go after the copy, so a row copied this round is deleted too.
+    if (firstError === undefined && names.includes(DELETIONS_TABLE)) await applyDeletions(writer, names);
     if (firstError !== undefined) throw firstError;
     return copied;
   }

@@ -15,4 +15,6 @@ export const MIRRORED_TABLES: readonly string[] = [
   'skan_postbacks',
   'campaigns',
   'fx_rates',
+  // Last: the rows deleted from the tables above, applied after each round (mirror-deletes.ts).
+  'mirror_deletions',
 ];

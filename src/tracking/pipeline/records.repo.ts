@@ -2,6 +2,7 @@ import { copyText } from '../../db/copy-text';
 import type { Db } from '../../db/db';
 import { errorCode } from '../../db/errors';
 import type { ClickRecord } from '../click.model';
+import { clickTombstonesOf } from './click-tombstones';
 import { CLICK_COLUMNS, IMPRESSION_COLUMNS, type ImpressionRecord } from '../tracking.model';
 
 /** SQL of the batcher: clicks and impressions in, idempotent on their ids. */
@@ -42,9 +43,13 @@ function recordsetInsert(table: string, types: Record<string, string>): string {
 const INSERT_CLICKS = recordsetInsert('clicks', CLICK_COLUMN_TYPES);
 const INSERT_IMPRESSIONS = recordsetInsert('impressions', IMPRESSION_COLUMN_TYPES);
 
-/** Stores enriched clicks; idempotent on the click id (see copyOrSkipStored). */
+/** Stores enriched clicks, less any an erasure named; idempotent on the click id (see copyOrSkipStored). */
 export async function insertClicks(db: Db, clicks: readonly ClickRecord[]): Promise<void> {
-  if (clicks.length > 0) await copyOrSkipStored(db, 'clicks', CLICK_COLUMNS, INSERT_CLICKS, clicks);
+  if (clicks.length === 0) return;
+  // Awaited only when it must be (the first read): otherwise the COPY starts in this turn.
+  const answer = clickTombstonesOf(db).keep(clicks);
+  const kept = answer instanceof Promise ? await answer : answer;
+  if (kept.length > 0) await copyOrSkipStored(db, 'clicks', CLICK_COLUMNS, INSERT_CLICKS, kept);
 }
 
 /** Stores impressions; idempotent on the impression id (see copyOrSkipStored). */

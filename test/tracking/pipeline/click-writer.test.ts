@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Db } from '../../../src/db/db';
+import { clickTombstonesOf } from '../../../src/tracking/pipeline/click-tombstones';
 import { createClickWriter, EMBEDDED_STATEMENT_ROWS, STATEMENT_ROWS } from '../../../src/tracking/pipeline/click-writer';
 import type { JournalEntry } from '../../../src/tracking/tracking.model';
 import { tempDir } from '../../support/temp-dir';
@@ -16,6 +17,8 @@ function timeline() {
   let mostAtOnce = 0;
   const db = {
     kind: 'postgres',
+    // The click tombstones the writer reads (none), read once before the timeline starts.
+    query: async () => [],
     copyFrom: async (_table: string, _columns: readonly string[], text: string) => {
       events.push(`copy ${text.split('\n').length - 1}`);
       mostAtOnce = Math.max(mostAtOnce, ++running);
@@ -32,7 +35,7 @@ function timeline() {
     },
     setAsidePath: join(tempDir('writer'), 'refused.jsonl'),
   });
-  return { events, writer, mostAtOnce: () => mostAtOnce };
+  return { events, writer, mostAtOnce: () => mostAtOnce, ready: clickTombstonesOf(db).load() };
 }
 
 const ORG = '00000000-0000-4000-8000-000000000001';
@@ -43,7 +46,8 @@ const batchOf = (clicks: number) => {
 
 describe('click writer statements', () => {
   test('side by side, each statement starts once its records are enriched, while the next ones are', async () => {
-    const { events, writer, mostAtOnce } = timeline();
+    const { events, writer, mostAtOnce, ready } = timeline();
+    await ready;
     const batch = batchOf(4 * STATEMENT_ROWS);
     await writer.write(batch.bytes, batch.count, { sideBySide: true });
     const copies = events.flatMap((event, at) => (event.startsWith('copy') ? [at] : []));
@@ -56,7 +60,8 @@ describe('click writer statements', () => {
   });
 
   test('one after another, nothing starts before the batch is enriched, and one statement runs at a time', async () => {
-    const { events, writer, mostAtOnce } = timeline();
+    const { events, writer, mostAtOnce, ready } = timeline();
+    await ready;
     const batch = batchOf(4 * STATEMENT_ROWS + 5);
     await writer.write(batch.bytes, batch.count, { sideBySide: false });
     const firstCopy = events.findIndex((event) => event.startsWith('copy'));
@@ -66,7 +71,8 @@ describe('click writer statements', () => {
   });
 
   test('a batch that is not a whole number of statements writes its rest side by side too', async () => {
-    const { events, writer } = timeline();
+    const { events, writer, ready } = timeline();
+    await ready;
     const batch = batchOf(STATEMENT_ROWS + 7);
     await writer.write(batch.bytes, batch.count, { sideBySide: true });
     expect(events.filter((event) => event.startsWith('copy'))).toEqual([`copy ${STATEMENT_ROWS}`, 'copy 7']);
@@ -84,6 +90,7 @@ describe('click writer in process (the embedded store): requests get a turn betw
     const events: string[] = [];
     const db = {
       kind: 'pglite',
+      query: async () => [],
       copyFrom: async () => {
         events.push('copy');
       },
@@ -103,6 +110,7 @@ describe('click writer in process (the embedded store): requests get a turn betw
       }
     })();
     const batch = batchOf(8 * EMBEDDED_STATEMENT_ROWS);
+    await clickTombstonesOf(db).load();
     await writer.write(batch.bytes, batch.count, { sideBySide });
     writing = false;
     await requests;

@@ -18,6 +18,7 @@ export const INSTALL_ANSWER = {
   is_reattribution: false,
 };
 export const INSTALL_ID = INSTALL_ANSWER.install_id;
+export const ERASURE_ID = '01ERASURE0000000000000000A';
 
 /**
  * The SDK endpoints as a fake fetch, for the tests of every SDK on sdk/core: records every
@@ -72,6 +73,7 @@ export class FakeServer {
     if (path === 'push-token') return { status: 200, body: { install_id: INSTALL_ID } };
     if (path === 'subscription') return { status: 200, body: { subscription_id: '01SUB', install_id: INSTALL_ID, linked: true, created: true } };
     if (path === 'ad-revenue') return { status: 200, body: { accepted: body.events.length, install_id: INSTALL_ID } };
+    if (path === 'forget') return { status: 202, body: { id: ERASURE_ID, status: 'pending' } };
     return { status: 404, body: { error: 'not found' } };
   }
 }

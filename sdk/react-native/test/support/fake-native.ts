@@ -6,7 +6,7 @@ import type { AsyncKeyValue, DeviceInfoLike, NativeDeps, PlatformLike } from '..
 import { ReactNativeSdk } from '../../src/sdk';
 
 export { FakeClock, settle };
-export { FakeServer, INSTALL_ID, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
+export { ERASURE_ID, FakeServer, INSTALL_ID, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
 
 /** AsyncStorage over a Map: survives "relaunches" (new SDK instances on the same device). */
 export class FakeAsyncStorage implements AsyncKeyValue {

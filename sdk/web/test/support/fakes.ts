@@ -6,7 +6,7 @@ import type { Attribution, SdkConfig } from '../../src/types';
 
 export { FakeClock, settle } from '../../../core/test/support/fake-clock';
 import { FakeServer } from '../../../core/test/support/fake-server';
-export { FakeServer, INSTALL_ANSWER, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
+export { ERASURE_ID, FakeServer, INSTALL_ANSWER, type Reply, type SeenRequest } from '../../../core/test/support/fake-server';
 
 /** localStorage's behaviour over a Map; `failWrites` makes every write throw (quota, blocked). */
 export class FakeStorage implements KeyValue {
