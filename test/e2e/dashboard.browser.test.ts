@@ -1,12 +1,11 @@
 import '../support/slow-suite';
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { PIVOT_EXPORT_COLUMNS } from '../../src/dashboard/export/export.model';
 import { NAVIGATION } from '../../src/dashboard/web/layout';
-import { launchBrowser, screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { createPostgres } from '../support/db';
-import { startServer, type RunningServer } from '../support/server';
+import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app in Debian's Chromium against the real server: a new user signs up, creates an API
@@ -16,11 +15,8 @@ import { startServer, type RunningServer } from '../support/server';
  */
 
 setDefaultTimeout(240_000);
-const BOOT_MS = 120_000;
 const STEP_MS = 20_000;
 
-const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
-const backends = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
 
 /**
  * Polls a browser-side expression until it is true. (waitForFunction evaluates text in the page,
@@ -36,31 +32,11 @@ async function until(page: Page, expression: string, timeoutMs = STEP_MS): Promi
   }
 }
 
-/** Every control has a label, and nothing is wider than the window (tables scroll in their own box). */
-async function checkPage(page: Page): Promise<void> {
-  // Browser-side code is passed as text: the test files are typed without the DOM library.
-  const unlabelled = await page.evaluate<string[]>(
-    "[...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML)",
-  );
-  expect(unlabelled).toEqual([]);
-  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  expect(overflow).toBeLessThanOrEqual(0);
-}
 
-for (const backend of backends) {
+for (const backend of BROWSER_BACKENDS) {
   describe(`the web app in a browser on ${backend}`, async () => {
     const env: Record<string, string> = { MIRROR_INTERVAL_MS: '200' };
-    if (backend === 'postgres') env.DATABASE_URL = (await createPostgres({ migrated: false })).url;
-    const server: RunningServer = await startServer(env, { timeoutMs: BOOT_MS });
-    let browser: Browser | undefined;
-    // Registered before the browser starts: if it cannot, the server is still stopped.
-    afterAll(async () => {
-      await browser?.close().catch(() => {});
-      await server.stop();
-    });
-    // BASE_URL defaults to http://localhost:<port>: the browser uses that origin, as a user would.
-    const base = `http://localhost:${server.port}`;
-    browser = await launchBrowser();
+    const { base, browser } = await webAppInBrowser(backend, env);
     // A desktop Chrome's user agent: headless Chromium's own names it a bot, whose clicks the report leaves out.
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true, userAgent: DESKTOP_CHROME });
     // The one answer of 400 the test provokes: a link with a destination that is not http(s).
@@ -219,7 +195,7 @@ for (const backend of backends) {
       await page.keyboard.press('Enter');
       // Following an in-page link is a same-document navigation Chromium may
       // finish after the key press returns: wait for it rather than read at once.
-      await page.waitForFunction(() => location.hash === '#main', undefined, { timeout: 10_000 });
+      await page.waitForFunction("location.hash === '#main'", undefined, { timeout: 10_000 });
       expect(new URL(page.url()).hash).toBe('#main');
       watched.assertClean();
     });

@@ -1,9 +1,8 @@
 import '../support/slow-suite';
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { createPostgres } from '../support/db';
-import { startServer, type RunningServer } from '../support/server';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { BrowserContext } from 'playwright-core';
+import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The campaigns and settings pages in Debian's Chromium against the real server: a campaign is
@@ -13,33 +12,14 @@ import { startServer, type RunningServer } from '../support/server';
  */
 
 setDefaultTimeout(240_000);
-const BOOT_MS = 120_000;
 const STEP_MS = 20_000;
 const DAY_MS = 86_400_000;
-const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
-const backends = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
 
-/** Every control has a label, and nothing is wider than the window. */
-async function checkPage(page: Page): Promise<void> {
-  const unlabelled = await page.evaluate<string[]>(
-    "[...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML)",
-  );
-  expect(unlabelled).toEqual([]);
-  expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
-}
 
-for (const backend of backends) {
+for (const backend of BROWSER_BACKENDS) {
   describe(`campaigns and settings in a browser on ${backend}`, async () => {
     const env: Record<string, string> = { MIRROR_INTERVAL_MS: '200' };
-    if (backend === 'postgres') env.DATABASE_URL = (await createPostgres({ migrated: false })).url;
-    const server: RunningServer = await startServer(env, { timeoutMs: BOOT_MS });
-    let browser: Browser | undefined;
-    afterAll(async () => {
-      await browser?.close().catch(() => {});
-      await server.stop();
-    });
-    const base = `http://localhost:${server.port}`;
-    browser = await launchBrowser();
+    const { base, browser } = await webAppInBrowser(backend, env);
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop, acceptDownloads: true, userAgent: DESKTOP_CHROME });
     // The answers the test provokes on purpose: a partner with a leading blank, an unknown zone, a
     // bad rate (400), an external id taken (409).

@@ -1,9 +1,8 @@
 import '../support/slow-suite';
-import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { createPostgres } from '../support/db';
-import { startServer, type RunningServer } from '../support/server';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { VIEWPORTS, watch, type Watched } from '../support/browser';
+import { BROWSER_BACKENDS, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app's edit forms change only what the user changed (an example is offered by a
@@ -11,25 +10,15 @@ import { startServer, type RunningServer } from '../support/server';
  */
 
 setDefaultTimeout(300_000);
-const BOOT_MS = 120_000;
 const STEP_MS = 20_000;
 const LINKS = 509;
 
-const backends = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
 
-for (const backend of backends) {
+for (const backend of BROWSER_BACKENDS) {
   describe(`web app forms and pages on ${backend}`, async () => {
     // Rate limits off: the test makes 509 links through the API from one address.
     const env: Record<string, string> = { RATE_LIMIT: 'off' };
-    if (backend === 'postgres') env.DATABASE_URL = (await createPostgres({ migrated: false })).url;
-    const server: RunningServer = await startServer(env, { timeoutMs: BOOT_MS });
-    let browser: Browser | undefined;
-    afterAll(async () => {
-      await browser?.close().catch(() => {});
-      await server.stop();
-    });
-    const base = `http://localhost:${server.port}`;
-    browser = await launchBrowser();
+    const { base, browser } = await webAppInBrowser(backend, env);
     const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
     // The one answer of 400 the test provokes: a links page whose cursor was edited by hand.
     const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && url.includes('/links?cursor=not-a-cursor') });

@@ -1,0 +1,53 @@
+import { afterAll, expect } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from './browser';
+import { createPostgres } from './db';
+import { startServer, type RunningServer } from './server';
+
+/**
+ * What the web app's browser tests share (test/e2e/dashboard.*.browser.test.ts): the backends
+ * they run on, the real server on one of them with a browser beside it, and the checks every
+ * page passes.
+ */
+
+/** PGlite always; real Postgres too when DATABASE_URL is set. */
+export const BROWSER_BACKENDS = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
+export const BOOT_MS = 120_000;
+/** A desktop Chrome's user agent: headless Chromium's own names it a bot, whose clicks reports leave out. */
+export const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
+
+export interface WebAppInBrowser {
+  server: RunningServer;
+  /** BASE_URL's default, http://localhost:<port>: the browser uses that origin, as a user would. */
+  base: string;
+  browser: Browser;
+}
+
+/**
+ * The real server on `backend` (a fresh database on Postgres) and a browser, both stopped when
+ * the calling describe block ends. The stop is registered before the browser starts: if it
+ * cannot, the server is still stopped.
+ */
+export async function webAppInBrowser(backend: string, env: Record<string, string>): Promise<WebAppInBrowser> {
+  const serverEnv = { ...env };
+  if (backend === 'postgres') serverEnv.DATABASE_URL = (await createPostgres({ migrated: false })).url;
+  const server = await startServer(serverEnv, { timeoutMs: BOOT_MS });
+  let browser: Browser | undefined;
+  afterAll(async () => {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  });
+  browser = await launchBrowser();
+  return { server, base: `http://localhost:${server.port}`, browser };
+}
+
+/** Every control has a label, and nothing is wider than the window (tables scroll in their own box). */
+export async function checkPage(page: Page): Promise<void> {
+  // Browser-side code is passed as text: the test files are typed without the DOM library.
+  const unlabelled = await page.evaluate<string[]>(
+    "[...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((c) => c.labels.length === 0 && !c.getAttribute('aria-label')).map((c) => c.outerHTML)",
+  );
+  expect(unlabelled).toEqual([]);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  expect(overflow).toBeLessThanOrEqual(0);
+}
