@@ -137,8 +137,8 @@ export async function setApiKeyRateLimit(
 }
 
 /**
- * A page of the organization's keys. The default page is the largest (1000): before pages, the
- * list answered every key, and it still does for an organization with no more than that.
+ * A page of the organization's keys. The default page is the largest (1000), so an organization
+ * with no more keys than that gets every key in one answer.
  */
 export const DEFAULT_KEYS_LIMIT = 1000;
 
