@@ -16,20 +16,22 @@ export interface Realtime {
 export interface RealtimeDeps {
   db: Queryable;
   clock: Clock;
-  clickCounter: Pick<ClickCounter, 'unflushed'>;
+  clickCounter: Pick<ClickCounter, 'withShared'>;
 }
 
 /**
  * The counters now. Clicks are the shared rows every node adds to, plus what this thread has
- * counted and not added yet, read after the rows: a click being added meanwhile is missed for a
- * moment rather than counted twice. Installs and conversions are counted where they are stored.
+ * counted and not added yet, read while this thread adds nothing, so they agree. Installs and
+ * conversions are counted where they are stored.
  */
 export async function realtimeSnapshot(deps: RealtimeDeps, orgId: string): Promise<Realtime> {
   const current = minuteOf(deps.clock().getTime());
   const first = current - (REALTIME_WINDOW_MINUTES - 1) * MINUTE_MS;
   const since = new Date(first);
-  const [shared, stored] = await Promise.all([selectClickCounts(deps.db, orgId, since), selectStoredCounts(deps.db, orgId, since)]);
-  const clicks = [...shared, ...deps.clickCounter.unflushed(orgId)];
+  const [clicks, stored] = await Promise.all([
+    deps.clickCounter.withShared(orgId, () => selectClickCounts(deps.db, orgId, since)),
+    selectStoredCounts(deps.db, orgId, since),
+  ]);
   const minutes = Array.from({ length: REALTIME_WINDOW_MINUTES }, (_, i) => ({ minute: first + i * MINUTE_MS, clicks: 0, installs: 0, conversions: 0 }));
   const add = (counts: MinuteCount[], field: 'clicks' | 'installs' | 'conversions') => {
     for (const { minute, count } of counts) {

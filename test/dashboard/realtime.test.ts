@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createClickCounter, MINUTE_MS, minuteOf } from '../../src/tracking/counts/click-counter';
 import { realtimeSnapshot } from '../../src/analytics/realtime';
+import type { Queryable } from '../../src/db/db';
 import { newId } from '../../src/shared/ids';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';
 import { backends } from '../support/db';
@@ -70,7 +71,7 @@ for (const backend of backends()) {
       await click(slug);
       await click(slug);
       await click(theirSlug);
-      // Still on this node: nothing has been added to the shared rows yet (the timer's next turn may have).
+      // Whether the timer has added them to the shared rows yet or not, they count once.
       expect((await realtimeSnapshot(t.services, me.orgId)).clicks).toBe(2);
       await insertInstall(db, { orgId: me.orgId, appId, installedAt: new Date() });
       await insertInstall(db, { orgId: me.orgId, appId, installedAt: new Date(), createdAt: new Date(Date.now() - 16 * MINUTE_MS) });
@@ -181,6 +182,34 @@ for (const backend of backends()) {
       await counter.stop();
       const rows = await db.query<{ clicks: number }>('SELECT clicks FROM realtime_clicks WHERE org_id = $1 ORDER BY minute', [orgId]);
       expect(rows.map((row) => Number(row.clicks))).toEqual([1, 2]);
+    });
+
+    test('an add that falls while the shared rows are being read neither hides nor doubles a click', async () => {
+      const orgId = `org_${newId()}`;
+      const now = Date.now();
+      // The shared rows come back late: an add asked for meanwhile would commit between the read and the local counts.
+      const slowReads: Queryable = {
+        query: (async (sql: string, params?: readonly unknown[]) => {
+          const rows = await db.query(sql, params);
+          if (sql.includes('FROM realtime_clicks')) await Bun.sleep(50);
+          return rows;
+        }) as Queryable['query'],
+        exec: (script) => db.exec(script),
+      };
+      const counter = createClickCounter({ db, clock: () => new Date(now), flushMs: 60_000 });
+      const snapshot = () => realtimeSnapshot({ db: slowReads, clock: () => new Date(now), clickCounter: counter }, orgId);
+      for (let round = 1; round <= 3; round++) {
+        counter.count(orgId, now);
+        counter.count(orgId, now);
+        const reading = snapshot();
+        await Bun.sleep(5);
+        const adding = counter.flush();
+        const during = snapshot();
+        expect((await reading).clicks).toBe(2 * round);
+        await adding;
+        expect((await during).clicks).toBe(2 * round);
+        expect(counter.unflushed(orgId)).toEqual([]);
+      }
     });
   });
 }

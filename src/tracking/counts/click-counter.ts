@@ -13,6 +13,12 @@ export interface ClickCounter {
   count(orgId: string, createdAt: string | number): void;
   /** This thread's counts of `orgId` not yet in the shared rows (those being added included). */
   unflushed(orgId: string): MinuteCount[];
+  /**
+   * `orgId`'s counts: the shared rows as `readShared` reads them plus this thread's unflushed
+   * ones, with no add of this thread's in flight meanwhile, so a click is neither missed nor
+   * counted twice. An add asked for during a read waits for it; reads asked for then wait for the add.
+   */
+  withShared(orgId: string, readShared: () => Promise<MinuteCount[]>): Promise<MinuteCount[]>;
   /** Adds what is counted to the shared rows now; on failure the counts are kept for the next try. */
   flush(): Promise<void>;
   start(): void;
@@ -37,6 +43,8 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
   let flushing: Promise<void> | null = null;
   let timer: ReturnType<typeof setInterval> | undefined;
   let prunedAt = 0;
+  let readers = 0;
+  let readersDone: (() => void)[] = [];
   let lastFailure: string | undefined;
   const keyOf = minuteKeys(clock);
 
@@ -70,8 +78,25 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
   const flush = (): Promise<void> => {
     if (flushing) return flushing.then(() => (counts.size > 0 ? flush() : undefined));
     if (counts.size === 0) return Promise.resolve();
-    flushing = addNow().finally(() => (flushing = null));
+    flushing = (async () => {
+      while (readers > 0) await new Promise<void>((resolve) => readersDone.push(resolve));
+      await addNow();
+    })().finally(() => (flushing = null));
     return flushing;
+  };
+
+  const withShared = async (orgId: string, readShared: () => Promise<MinuteCount[]>): Promise<MinuteCount[]> => {
+    while (flushing) await flushing;
+    readers++;
+    try {
+      return [...(await readShared()), ...unflushedOf(orgId, [counts, adding])];
+    } finally {
+      if (--readers === 0) {
+        const waiting = readersDone;
+        readersDone = [];
+        for (const resolve of waiting) resolve();
+      }
+    }
   };
 
   return {
@@ -80,6 +105,7 @@ export function createClickCounter({ db, clock, flushMs = FLUSH_MS }: { db: Quer
       if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
     },
     unflushed: (orgId) => unflushedOf(orgId, [counts, adding]),
+    withShared,
     flush,
     start() {
       if (timer) return;
