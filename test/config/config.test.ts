@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
@@ -29,7 +30,7 @@ describe('loadConfig: happy', () => {
     expect(config.clickBacklog).toBeUndefined();
     expect(config.domainVerification).toBe('dns');
     expect(config.mirrorMemoryMb).toBe(256);
-    expect(config.mirrorThreads).toBe(1);
+    expect(config.mirrorThreads).toBe(Math.min(availableParallelism(), 4));
     expect(config.journalSyncMs).toBe(DEFAULT_JOURNAL_SYNC_MS);
     expect(config.geoCityDb).toBeUndefined();
     expect(config.skanPublicKey).toBe(APPLE_SKAN_PUBLIC_KEY);
