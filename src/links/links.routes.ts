@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../http/documented';
 import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
@@ -16,7 +17,7 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
         set.status = 201;
         return link;
       },
-      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link' } },
+      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link', ...documented({ 201: ['the link, with its short URL'] }) } },
     )
     .get('/api/v1/links', async ({ query, principal }) => listLinks(deps, principal.orgId, query), {
       apiKey: true,

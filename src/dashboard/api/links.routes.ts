@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../../http/documented';
 import { pageAnswer } from '../../http/pagination';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { strictBody } from '../../http/strict-body';
@@ -20,7 +21,7 @@ export function dashboardLinksRoutes(deps: LinksDeps & AuthDeps) {
         set.status = 201;
         return link;
       },
-      { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)' } },
+      { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)', ...documented({ 201: ['the link, with its short URL'] }) } },
     )
     .get('/api/dashboard/links', async ({ query, session }) => listLinks(deps, session.orgId, query), {
       session: true,
