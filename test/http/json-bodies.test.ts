@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { LONE_SURROGATE, MAX_JSON_DEPTH, PROTO_NAME, TOO_DEEP } from '../../src/http/json-body';
+import { LONE_SURROGATE, MAX_JSON_DEPTH, NOT_JSON, PROTO_NAME, TOO_DEEP } from '../../src/http/json-body';
 import { MAX_AMOUNT } from '../../src/http/strict-body';
 import { newId } from '../../src/shared/ids';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';
@@ -68,6 +68,19 @@ for (const backend of backends()) {
         expect(await answer(res)).toEqual({ status: 415, body: { error: 'unsupported media type' } });
         expect(res.headers.get('access-control-allow-origin')).toBe('*');
         expect(await tablesContaining(db, marker)).toEqual([]);
+      });
+
+      test('a urlencoded body is read as JSON under the same rules, never as form fields', async () => {
+        const form = { 'content-type': 'application/x-www-form-urlencoded', ...org.auth };
+        const destination = `https://example.com/form-${newId()}`;
+        const fields = await post('/api/v1/links', form, new URLSearchParams({ destination }).toString());
+        expect(await answer(fields)).toEqual({ status: 400, body: { error: { formErrors: [NOT_JSON], fieldErrors: {} } } });
+        expect(await tablesContaining(db, destination)).toEqual([]);
+        const deep = await post('/api/v1/links', form, deepBody(`form-${newId()}`));
+        expect(await answer(deep)).toEqual({ status: 400, body: { error: { formErrors: [TOO_DEEP], fieldErrors: {} } } });
+        // What `curl -d '{...}'` sends: JSON declared as a form, taken as the JSON it is.
+        const json = await post('/api/v1/links', form, JSON.stringify({ destination }));
+        expect(await answer(json)).toMatchObject({ status: 201, body: { destination } });
       });
 
       test('a string where an object belongs is refused, not read as an object of its characters', async () => {
