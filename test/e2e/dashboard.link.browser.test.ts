@@ -140,7 +140,7 @@ for (const backend of BROWSER_BACKENDS) {
       expect(os.slice(0, 2)).toEqual([['iOS', '5'], ['Android', '2']]);
       expect(os.reduce((sum, cells) => sum + Number(cells[1]), 0)).toBe(8);
       expect((await rowsOf(page, '#link-devices')).find((cells) => cells[0] === 'mobile')).toEqual(['mobile', '7']);
-      expect(await rowsOf(page, '#link-referrers')).toEqual([['None (direct)', '3'], ['www.google.com', '3'], ['news.example.org', '2']]);
+      expect(await rowsOf(page, '#link-referrers')).toEqual([['www.google.com', '3'], ['None (direct)', '3'], ['news.example.org', '2']]);
       expect(await rowsOf(page, '#link-landing')).toEqual([
         ['https://shop.example.com/spring', '3'],
         ['https://ios.example.com/', '2'],
