@@ -50,9 +50,12 @@ export function field(form: string, options: FieldOptions): Html {
   const example = options.rows && options.example
     ? html`<div class="actions"><button type="button" class="secondary" data-insert-example="${id}" data-example="${options.example}">Insert example</button></div>`
     : '';
-  return html`<div class="field">
-<label for="${id}">${options.label}</label>
-${control}
+  // A checkbox goes before its label, as people expect to read it.
+  const labelled = options.type === 'checkbox' ? html`${control}
+<label for="${id}">${options.label}</label>` : html`<label for="${id}">${options.label}</label>
+${control}`;
+  return html`<div class="field${options.type === 'checkbox' ? ' check' : ''}">
+${labelled}
 ${example}
 ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
 <p class="error" id="${id}-error" data-error-for="${options.name}"${options.error ? '' : html` hidden`}>${options.error ?? ''}</p>

@@ -9,6 +9,7 @@ import { lineChart } from '../svg-chart';
  */
 
 const count = (value: number) => String(Math.round(value));
+const plural = (value: number, noun: string) => `${count(value)} ${noun}${value === 1 ? '' : 's'}`;
 
 /** A label on every `every`-th position and the last, so 30 or 48 labels never overlap. */
 const sparse = (labels: readonly string[], every: number) => labels.map((label, index) => (index % every === 0 || index === labels.length - 1 ? label : ''));
@@ -47,7 +48,7 @@ ${stats.routes.length === 0
 
 function outcomes(stats: LinkStatsAnswer): Html {
   return html`<div class="panel"><h2>Installs and conversions</h2>
-<p>${count(stats.totals.installs)} installs and ${count(stats.totals.conversions)} conversions from this link’s clicks, in these 30 days.</p>
+<p>${plural(stats.totals.installs, 'install')} and ${plural(stats.totals.conversions, 'conversion')} from this link’s clicks, in these 30 days.</p>
 ${stats.conversions.length === 0
   ? ''
   : html`<div class="table-box"><table id="link-conversions">

@@ -58,6 +58,7 @@ export function linkPage(link: LinkResponse, more: { stats: LinkStatsAnswer; cam
   return appPage(
     { title: `Link ${link.slug}`, current: '/links' },
     html`<p><a href="/links">← All links</a> · <code>${link.url}</code> · <span class="badge ${link.status}">${link.status}</span> · ${link.kind} link</p>
+${linkAnalytics(more.stats, link.kind)}
 <div class="row">
 <div class="panel"><h2>${link.kind === 'smart' ? 'Rules and settings' : 'Settings'}</h2>${settings}</div>
 ${link.kind === 'smart' ? routeTest(link) : ''}
@@ -66,7 +67,6 @@ ${link.kind === 'smart' ? routeTest(link) : ''}
 ${deliverySettings(link, more.campaignName)}
 ${link.kind === 'smart' ? previewSettings(link) : ''}
 </div>
-${linkAnalytics(more.stats, link.kind)}
 ${deleteSection(link)}`,
   );
 }
