@@ -4,7 +4,7 @@ import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { dayOfNumber, localDayNumber } from '../../src/analytics/reporting/zone-days';
 import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The link page in Debian's Chromium against the real server: clicks made through the edge
@@ -57,12 +57,7 @@ for (const backend of BROWSER_BACKENDS) {
     const localDay = (at: number) => dayOfNumber(localDayNumber(ZONE, at));
 
     test('sign up; a smart link with clicks from the edge and from /l, an install and conversions of them', async () => {
-      await page.goto(`${base}/register`);
-      await page.getByLabel('Organization').fill('Acme Link');
-      await page.getByLabel('Email').fill(`link-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${base}/`);
+      await signUpInBrowser(page, base, 'Acme Link');
       expect((await api('PUT', '/api/dashboard/settings', { timezone: ZONE, currency: 'USD' })).status).toBe(200);
       const campaign = await api('POST', '/api/dashboard/campaigns', { name: 'Spring sale' });
       expect(campaign.status).toBe(201);
