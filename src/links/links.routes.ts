@@ -4,7 +4,7 @@ import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
-import { createLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
+import { createLink, deleteLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
 
 /** Links management API (API key). Every committed write is announced to the redirect caches. */
 export function linksRoutes(deps: LinksDeps & AuthDeps) {
@@ -31,5 +31,10 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
       body: PatchLinkBody,
       transform: strictBody(PatchLinkBody),
       detail: { summary: 'Change a link: pause, resume, rules' },
+    })
+    .delete('/api/v1/links/:id', ({ params, principal }) => deleteLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id), {
+      apiKey: true,
+      params: LinkParams,
+      detail: { summary: 'Delete a link: its URL answers 404, its clicks stay in the reports' },
     });
 }
