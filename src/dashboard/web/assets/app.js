@@ -172,12 +172,17 @@
    * Puts an API error where it belongs: every field error beside its field at once, the rest above
    * the button. A 409 such as "slug taken" goes beside the field it names.
    */
-  function showApiError(form, status, payload) {
+  function showApiError(form, status, payload, sent) {
     var error = payload && payload.error;
     var action = form.getAttribute('data-api');
     if (error && typeof error === 'object') {
       var fields = error.fieldErrors || {};
       Object.keys(fields).forEach(function (field) {
+        // A field the form left out because it was empty: whatever the validator says, it is required.
+        if (sent && !(field in sent) && form.querySelector('[name="' + field.replace(/"/g, '') + '"]')) {
+          showError(form, field, 'required');
+          return;
+        }
         fields[field].forEach(function (message) {
           showError(form, field, humanMessage(message));
         });
@@ -275,7 +280,7 @@
     request(form.getAttribute('data-method') || 'POST', form.getAttribute('data-api'), body)
       .then(function (answer) {
         if (answer.ok) succeed(form, answer.payload);
-        else showApiError(form, answer.status, answer.payload);
+        else showApiError(form, answer.status, answer.payload, body);
       })
       .catch(function () {
         showError(form, '', 'the server could not be reached');
