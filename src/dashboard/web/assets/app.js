@@ -191,7 +191,8 @@
         showError(form, '', humanMessage(message));
       });
     } else if (typeof error === 'string' && /^[a-z_]+ taken$/.test(error) && form.querySelector('[data-error-for="' + error.split(' ')[0] + '"]')) {
-      showError(form, error.split(' ')[0], humanError(error, status, action));
+      // Said beside the field in words: "slug taken", "external id taken".
+      showError(form, error.split(' ')[0], error.replace(/_/g, ' '));
     } else {
       showError(form, '', typeof error === 'string' ? humanError(error, status, action) : humanError('request failed (' + status + ')', status, action));
     }
