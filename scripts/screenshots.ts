@@ -128,7 +128,7 @@ async function seedDemo(): Promise<Demo> {
     for (let i = 0; i < count; i++) clicks.push({ id: '', slug: pick(links).slug, ua: pick(['iphone', 'iphone', 'android', 'desktop'] as const), at: now - day * DAY_MS - Math.floor(random() * (day === 0 ? 3_600_000 : DAY_MS - 1_000_000)) - 1_000_000 });
   }
   for (let minute = 14; minute >= 0; minute--) {
-    const count = Math.round(8 + 5 * Math.sin(minute / 2) + (14 - minute) * 0.8);
+    const count = Math.round(30 + 12 * Math.sin(minute / 2) + (14 - minute) * 2);
     for (let i = 0; i < count; i++) clicks.push({ id: '', slug: pick(links.slice(0, 3)).slug, ua: pick(['iphone', 'android', 'desktop'] as const), at: now - minute * 60_000 - Math.floor(random() * 50_000) });
   }
   clicks.forEach((click, index) => (click.id = `demo${index.toString(36).padStart(6, '0')}`));
@@ -149,10 +149,10 @@ async function seedDemo(): Promise<Demo> {
   // The newsletter ran its course: paused, its clicks kept.
   await call(`/api/v1/links/${links[3].id}`, { method: 'PATCH', json: { status: 'paused' }, headers: auth });
 
-  // One phone click in six installs the app; one install in four buys.
+  // One phone click in ten installs the app; one install in three buys.
   const phones = clicks.filter((click) => click.ua !== 'desktop' && click.slug !== 'newsletter-june');
   for (const [index, click] of phones.entries()) {
-    if (index % 6 !== 0) continue;
+    if (index % 10 !== 0) continue;
     const app = click.ua === 'iphone' ? ios : android;
     await call('/api/sdk/v1/install', {
       json: {
@@ -164,7 +164,7 @@ async function seedDemo(): Promise<Demo> {
       },
       headers: { 'x-sdk-key': app.sdk_key },
     });
-    if (index % 24 === 0) {
+    if (index % 30 === 0) {
       await call('/api/v1/conversions', { json: { click_id: click.id, event: 'purchase', value: pick([29, 49, 89, 129]), currency: 'USD', order_id: `order-${click.id}` }, headers: auth });
     }
   }
