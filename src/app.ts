@@ -44,6 +44,7 @@ import { subscriptionsRoutes } from './subscriptions/subscriptions.routes';
 import type { Services } from './services';
 import { routeTestRoutes } from './smartlinks/route-test.routes';
 import { nativeTrackingRoutes } from './tracking/redirect/tracking.routes';
+import { notFoundPage } from './dashboard/web/pages/not-found.page';
 import { uninstallsRoutes } from './uninstalls/uninstalls.routes';
 
 /**
@@ -57,7 +58,7 @@ function createApp(services: Services, native: NativeRoutes) {
   let document: Record<string, unknown> | undefined;
   let served: readonly RouteSource[] = [];
   const { config } = services;
-  const app = new Elysia({ strictPath: true }).use(httpPlugin(services, () => routes));
+  const app = new Elysia({ strictPath: true }).use(httpPlugin({ ...services, notFoundPage }, () => routes));
   // Every module, in the order their routes match. Composed in a loop: one typed chain this long
   // passes TypeScript's instantiation depth, and nothing reads the routes' types.
   const modules: AnyElysia[] = [

@@ -6,6 +6,7 @@ import { HttpError, payloadTooLarge, rateLimited } from './errors';
 import { boundJsonReaders } from './json-body';
 import { FORM_URLENCODED, mediaTypeOf } from './media-type';
 import { rateLimitGroup, type RateLimiter } from './rate-limit';
+import { alwaysJsonPath, prefersHtml } from './prefers-html';
 import { isSessionWrite, sessionWriteRefusal } from './session-writes';
 import { validationBody } from './validation';
 
@@ -123,6 +124,8 @@ function capBody(request: Request, limit: number): void {
 export interface HttpDeps {
   config: Pick<Config, 'trustProxy' | 'trustedProxies' | 'rateLimit' | 'baseUrl'>;
   rateLimiter: RateLimiter;
+  /** The page a browser gets for a path nobody serves (the web app's), instead of the JSON 404. */
+  notFoundPage?: () => Response;
 }
 
 /**
@@ -130,7 +133,7 @@ export interface HttpDeps {
  * rule of session writes (session-writes.ts). `routesOf` is read lazily so 405 sees every route
  * composed after this plugin.
  */
-export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
+export function httpPlugin({ config, rateLimiter, notFoundPage }: HttpDeps, routesOf: () => readonly { method: string; path: string }[]) {
   const ownOrigin = new URL(config.baseUrl).origin;
   let compiled: RouteShape[] | undefined;
   const allowedMethods = (path: string) => {
@@ -195,6 +198,7 @@ export function httpPlugin({ config, rateLimiter }: HttpDeps, routesOf: () => re
           if (allowed.length > 0 && !allowed.includes(request.method)) {
             return jsonResponse(405, { error: 'method not allowed' }, { Allow: allowed.join(', '), ...cors });
           }
+          if (notFoundPage && (request.method === 'GET' || request.method === 'HEAD') && !alwaysJsonPath(path) && prefersHtml(request.headers.get('accept'))) return notFoundPage();
           return jsonResponse(404, { error: 'not found' }, cors);
         }
         case 'INVALID_COOKIE_SIGNATURE':

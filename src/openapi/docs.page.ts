@@ -1,5 +1,5 @@
 import { html, type Html } from '../dashboard/web/html';
-import { publicPage } from '../dashboard/web/layout';
+import { framedPage } from '../dashboard/web/layout';
 import { SECURITY_SCHEMES } from './openapi-document';
 
 /** GET /docs: the OpenAPI document rendered on the server as one page, grouped by tag; no script. */
@@ -54,14 +54,13 @@ export function docsPage(document: Json): Html {
   }
   const tags = [...byTag.keys()].sort();
   const anchor = (tag: string) => `tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
-  return publicPage(
-    'API reference',
+  return framedPage(
+    { title: 'API reference', current: '/docs' },
     html`<p>${document.info.description} Version ${document.info.version}. The machine-readable document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${document.openapi}).</p>
 <nav aria-label="Sections" class="panel"><ul>${tags.map((tag) => html`<li><a href="#${anchor(tag)}">${tag}</a> <span class="muted">(${byTag.get(tag)!.length})</span></li>`)}</ul></nav>
 <section class="panel" aria-labelledby="auth-heading"><h2 id="auth-heading">Authentication</h2><dl>${Object.entries(SECURITY_SCHEMES).map(
       ([name, scheme]) => html`<dt id="auth-${name}"><code>${name}</code></dt><dd>${scheme.description}</dd>`,
     )}</dl></section>
 ${tags.map((tag) => html`<section class="panel" id="${anchor(tag)}"><h2>${tag}</h2>${byTag.get(tag)}</section>`)}`,
-    { wide: true, script: false },
   );
 }

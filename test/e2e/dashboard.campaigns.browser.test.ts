@@ -54,7 +54,7 @@ for (const backend of BROWSER_BACKENDS) {
       await page.getByRole('button', { name: 'Create campaign' }).click();
       const taken = page.locator('#new-campaign-external_id-error');
       await taken.waitFor({ state: 'visible' });
-      expect(await taken.textContent()).toBe('taken');
+      expect(await taken.textContent()).toBe('external id taken');
       expect(await page.locator('#new-campaign-external_id').getAttribute('aria-invalid')).toBe('true');
       const link = page.getByRole('link', { name: 'Spring <search>' });
       await link.click();

@@ -79,7 +79,8 @@ export function watch(context: BrowserContext, options: WatchOptions = {}): Watc
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name.replace(/[^A-Za-z0-9_.-]+/g, '-')}.png`);
-  await page.screenshot({ path, fullPage: true });
+  // The API reference is some 50,000 px tall: on a loaded machine its picture takes longer than a step.
+  await page.screenshot({ path, fullPage: true, timeout: 90_000 });
   return path;
 }
 

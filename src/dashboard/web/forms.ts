@@ -79,8 +79,12 @@ export interface ApiFormOptions {
   changedOnly?: boolean;
 }
 
+/**
+ * `novalidate`: the browser's own check stops at the first empty field, one bubble at a time; the
+ * API answers every field's error at once and the script shows each beside its field.
+ */
 export function apiForm(options: ApiFormOptions, controls: Html | Html[]): Html {
-  return html`<form class="stack" id="${options.id}" data-api="${options.api}" data-method="${options.method ?? 'POST'}" data-success="${options.success ?? 'reload'}"${
+  return html`<form class="stack" novalidate id="${options.id}" data-api="${options.api}" data-method="${options.method ?? 'POST'}" data-success="${options.success ?? 'reload'}"${
     options.result ? html` data-result="${options.result}"` : ''
   }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}${options.changedOnly ? html` data-send="changed"` : ''}>
 ${controls}

@@ -27,20 +27,22 @@ ${script ? html`<script src="${assetUrl('/assets/app.js')}" defer></script>` : '
 </head>`;
 }
 
-/** A signed-in page: skip link, navigation with the current page marked, sign-out, the content under one h1. */
-export function appPage(options: { title: string; current: NavPath | null; charts?: boolean }, content: Html): Html {
-  const nav = NAVIGATION.map(
-    (item) => html`<li><a href="${item.path}"${item.path === options.current ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
-  );
-  return html`<html lang="en">
-${head(options.title, options.charts ?? false)}
-<body>
-<a class="skip" href="#main">Skip to content</a>
+function topBar(current: NavPath | null, signOut: boolean): Html {
+  const nav = NAVIGATION.map((item) => html`<li><a href="${item.path}"${item.path === current ? html` aria-current="page"` : ''}>${item.label}</a></li>`);
+  return html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <a class="brand" href="/">Attribution</a>
 <nav aria-label="Main"><ul>${nav}</ul></nav>
-<form data-api="/logout" data-method="POST" data-success="redirect:/login"><button class="link" type="submit">Sign out</button></form>
-</header>
+${signOut ? html`<form data-api="/logout" data-method="POST" data-success="redirect:/login"><button class="link" type="submit">Sign out</button></form>` : ''}
+</header>`;
+}
+
+/** A signed-in page: skip link, navigation with the current page marked, sign-out, the content under one h1. */
+export function appPage(options: { title: string; current: NavPath | null; charts?: boolean }, content: Html): Html {
+  return html`<html lang="en">
+${head(options.title, options.charts ?? false)}
+<body>
+${topBar(options.current, true)}
 <main id="main">
 <h1>${options.title}</h1>
 ${content}
@@ -49,12 +51,31 @@ ${content}
 </html>`;
 }
 
-/** A page outside the session (sign-in, sign-up, the API reference): no navigation. */
-export function publicPage(title: string, content: Html, options: { wide?: boolean; script?: boolean } = {}): Html {
+/**
+ * A page anyone may open that still belongs to the app (the API reference, "page not found"):
+ * the app's bar and navigation, without sign-out (the page may be read signed out, and runs no
+ * script), and a way back to the app above the title.
+ */
+export function framedPage(options: { title: string; current: NavPath | null }, content: Html): Html {
   return html`<html lang="en">
-${head(title, false, options.script ?? true)}
+${head(options.title, false, false)}
 <body>
-<main id="main"${options.wide ? '' : html` class="auth"`}>
+${topBar(options.current, false)}
+<main id="main">
+<p class="back"><a href="/">← Back to the app</a></p>
+<h1>${options.title}</h1>
+${content}
+</main>
+</body>
+</html>`;
+}
+
+/** A page outside the session (sign-in, sign-up): no navigation. */
+export function publicPage(title: string, content: Html): Html {
+  return html`<html lang="en">
+${head(title, false)}
+<body>
+<main id="main" class="auth">
 <h1>${title}</h1>
 ${content}
 </main>

@@ -55,9 +55,9 @@ export const TRACKING_ROUTE_DOCS: Record<string, TrackingRouteDoc> = {
     responses: {
       200: { description: 'an interstitial, a QR page on desktop, or a preview page for crawlers', content: ['text/html'] },
       302: { description: 'to the target the rules chose' },
-      403: { description: 'the rule action is block', content: ['application/json'] },
-      404: { description: 'unknown slug or a rule answering 404', content: ['application/json'] },
-      410: { description: 'expired or click cap reached', content: ['application/json'] },
+      403: { description: 'the rule action is block; a page in words when the browser asks for text/html', content: ['application/json', 'text/html'] },
+      404: { description: 'unknown slug or a rule answering 404; a page in words when the browser asks for text/html', content: ['application/json', 'text/html'] },
+      410: { description: 'expired or click cap reached; a page in words when the browser asks for text/html', content: ['application/json', 'text/html'] },
     },
   },
   '/i/:campaign': {

@@ -1,11 +1,13 @@
 import { clientIp, type ProxyTrust } from '../../http/client-ip';
 import { HttpError } from '../../http/errors';
 import { internalError, jsonResponse } from '../../http/http.plugin';
+import { prefersHtml } from '../../http/prefers-html';
 import type { NativeRoutes, PeerSource } from '../../http/native-routes';
 import type { Config } from '../../config/config';
 import { answerBatch } from './answer-batch';
 import { rememberAddresses } from '../../ipintel/address-memo';
 import { openGeoDatabase } from '../../ipintel/geo/geo-reader';
+import { unavailablePage, VISITOR_PAGE_STATUSES } from '../smartlinks/pages/unavailable';
 import { handleSmartLink, type SmartLinkDeps } from '../smartlinks/router.service';
 import { handleClick, handleImpression, unavailable, type ClickDeps, type ImpressionDeps } from './tracking.service';
 
@@ -63,13 +65,19 @@ function failure(error: unknown): Response {
   return internalError('tracking: unhandled error', error);
 }
 
+/** A smart link's refusal as a page for a browser's visit (a person reads it), as JSON for anything else. */
+function smartLinkFailure(request: Request): (error: unknown) => Response {
+  return (error) =>
+    error instanceof HttpError && VISITOR_PAGE_STATUSES.has(error.status) && prefersHtml(request.headers.get('accept')) ? unavailablePage(error.status) : failure(error);
+}
+
 /** The handlers' answers carry the app's security headers themselves; failures get the app's error bodies. */
-function settle(answer: () => Answer): Response | Promise<Response> {
+function settle(answer: () => Answer, fail: (error: unknown) => Response = failure): Response | Promise<Response> {
   try {
     const response = answer();
-    return response instanceof Promise ? response.catch(failure) : response;
+    return response instanceof Promise ? response.catch(fail) : response;
   } catch (error) {
-    return failure(error);
+    return fail(error);
   }
 }
 
@@ -89,7 +97,7 @@ export function nativeTrackingRoutes(deps: TrackingDeps) {
     },
     '/l/:slug': {
       GET: (request: Request & { params: { slug: string } }, server: PeerSource) =>
-        batched(() => settle(() => handlers.smartLink(request.params.slug, request, server.requestIP(request)?.address))),
+        batched(() => settle(() => handlers.smartLink(request.params.slug, request, server.requestIP(request)?.address), smartLinkFailure(request))),
     },
     '/i/:campaign': {
       GET: (request: Request & { params: { campaign: string } }, server: PeerSource) =>

@@ -122,27 +122,98 @@
     if (control) control.setAttribute('aria-invalid', 'true');
   }
 
-  /** Puts an API error where it belongs: field errors beside their fields, the rest above the button. */
-  function showApiError(form, status, payload) {
+  // ---- messages people understand -----------------------------------------------------------
+
+  /**
+   * The validator's wording (TypeBox's "Expected string length greater or equal to 8") in the
+   * words of the page: every message the script shows passes through here, so this is the one
+   * place to change them. A message the server already wrote for people passes unchanged.
+   */
+  var VALIDATOR_WORDING = [
+    [/^Expected required property$/, function () { return 'required'; }],
+    [/^Expected string length greater or equal to 1$/, function () { return 'required'; }],
+    [/^Expected string length greater or equal to (\d+)$/, function (m) { return 'at least ' + m[1] + ' characters'; }],
+    [/^Expected string length less or equal to (\d+)$/, function (m) { return 'at most ' + m[1] + ' characters'; }],
+    [/^Expected string to match 'email' format$/, function () { return 'not an email address'; }],
+    [/^Expected string to match '(uri|url)' format$/, function () { return 'not a web address'; }],
+    [/^Expected string to match '(date|date-time)' format$/, function () { return 'not a date'; }],
+    [/^Expected string to match '.*' (pattern|format)$/, function () { return 'not in the expected form'; }],
+    [/^Expected (integer|integer or number)$/, function () { return 'a whole number'; }],
+    [/^Expected number( or integer)?$/, function () { return 'a number'; }],
+    [/^Expected (integer|number) to be greater or equal to (-?[\d.]+)$/, function (m) { return m[2] + ' or more'; }],
+    [/^Expected (integer|number) to be less or equal to (-?[\d.]+)$/, function (m) { return m[2] + ' or less'; }],
+    [/^Expected (integer|number) to be greater than (-?[\d.]+)$/, function (m) { return 'more than ' + m[2]; }],
+    [/^Expected boolean$/, function () { return 'yes or no'; }],
+    [/^Expected one of: (.*)$/, function (m) { return 'one of ' + m[1].replace(/"/g, ''); }],
+    [/^Expected union value$/, function () { return 'not an accepted value'; }],
+    [/^Unexpected property$/, function () { return 'not a setting this form takes'; }],
+    [/^Expected (string|object|array)$/, function () { return 'not the expected kind of value'; }],
+  ];
+
+  /** Short error strings of the API, as a person would say them; `action` is the path the form posts to. */
+  function humanError(error, status, action) {
+    if (status === 401 && action === '/login') return 'wrong email or password';
+    if (status === 401) return 'your session has ended: sign in again';
+    if (status === 403) return 'your role may not do this';
+    if (status === 429) return 'too many tries: wait a minute and try again';
+    if (error === 'email taken') return 'an account with this email already exists';
+    if (status >= 500) return 'the server failed to answer: try again';
+    return error;
+  }
+
+  function humanMessage(message) {
+    for (var i = 0; i < VALIDATOR_WORDING.length; i++) {
+      var match = VALIDATOR_WORDING[i][0].exec(message);
+      if (match) return VALIDATOR_WORDING[i][1](match);
+    }
+    return message;
+  }
+
+  /**
+   * Puts an API error where it belongs: every field error beside its field at once, the rest above
+   * the button. A 409 such as "slug taken" goes beside the field it names.
+   */
+  function showApiError(form, status, payload, sent) {
     var error = payload && payload.error;
+    var action = form.getAttribute('data-api');
     if (error && typeof error === 'object') {
       var fields = error.fieldErrors || {};
       Object.keys(fields).forEach(function (field) {
+        // A field the form left out because it was empty: whatever the validator says, it is required.
+        if (sent && !(field in sent) && form.querySelector('[name="' + field.replace(/"/g, '') + '"]')) {
+          showError(form, field, 'required');
+          return;
+        }
         fields[field].forEach(function (message) {
-          showError(form, field, message);
+          showError(form, field, humanMessage(message));
         });
       });
       (error.formErrors || []).forEach(function (message) {
-        showError(form, '', message);
+        showError(form, '', humanMessage(message));
       });
     } else if (typeof error === 'string' && /^[a-z_]+ taken$/.test(error) && form.querySelector('[data-error-for="' + error.split(' ')[0] + '"]')) {
-      // A 409 such as "external_id taken" goes beside the field it names.
-      showError(form, error.split(' ')[0], 'taken');
+      // Said beside the field in words: "slug taken", "external id taken".
+      showError(form, error.split(' ')[0], error.replace(/_/g, ' '));
     } else {
-      showError(form, '', typeof error === 'string' ? error : 'request failed (' + status + ')');
+      showError(form, '', typeof error === 'string' ? humanError(error, status, action) : humanError('request failed (' + status + ')', status, action));
     }
     var first = form.querySelector('[aria-invalid="true"]');
     if (first) first.focus();
+  }
+
+  /** What a button's failed call says: a string error in words, a validation body as its messages. */
+  function describeFailure(status, payload, action) {
+    var error = payload && payload.error;
+    if (typeof error === 'string') return humanError(error, status, action);
+    if (error && typeof error === 'object') {
+      var fields = error.fieldErrors || {};
+      var parts = (error.formErrors || []).map(humanMessage);
+      Object.keys(fields).forEach(function (field) {
+        parts.push(field + ': ' + fields[field].map(humanMessage).join(', '));
+      });
+      if (parts.length > 0) return parts.join('; ');
+    }
+    return humanError('request failed (' + status + ')', status, action);
   }
 
   function request(method, url, body) {
@@ -177,11 +248,22 @@
     if (container) container.hidden = false;
   }
 
+  /** A new submission hides the previous answer: a failed route test never leaves the last decision showing. */
+  function clearResult(element) {
+    var result = document.getElementById(element.getAttribute('data-result'));
+    if (!result) return;
+    result.textContent = '';
+    result.hidden = true;
+    var container = result.closest('[data-result-box]');
+    if (container) container.hidden = true;
+  }
+
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!form.hasAttribute('data-api')) return;
     event.preventDefault();
     clearErrors(form);
+    clearResult(form);
     var body;
     try {
       body = bodyOf(form);
@@ -200,7 +282,7 @@
     request(form.getAttribute('data-method') || 'POST', form.getAttribute('data-api'), body)
       .then(function (answer) {
         if (answer.ok) succeed(form, answer.payload);
-        else showApiError(form, answer.status, answer.payload);
+        else showApiError(form, answer.status, answer.payload, body);
       })
       .catch(function () {
         showError(form, '', 'the server could not be reached');
@@ -234,8 +316,7 @@
         button.disabled = false;
         if (answer.ok) return succeed(button, answer.payload);
         if (box) {
-          var error = answer.payload && answer.payload.error;
-          box.textContent = typeof error === 'string' ? error : JSON.stringify(error);
+          box.textContent = describeFailure(answer.status, answer.payload, button.getAttribute('data-api'));
           box.hidden = false;
         }
       })
@@ -309,6 +390,17 @@
     return block ? JSON.parse(block.textContent) : null;
   }
 
+  /** A colour of the stylesheet (app.css sets them for light and dark): the charts follow the page's scheme. */
+  function colour(name) {
+    return getComputedStyle(document.documentElement).getPropertyValue('--' + name).trim();
+  }
+
+  /** An axis in the page's colours: labels muted, grid and ticks the colour of the lines. */
+  function axis(options) {
+    var line = { stroke: colour('line'), width: 1 };
+    return Object.assign({ stroke: colour('muted'), grid: line, ticks: line }, options || {});
+  }
+
   function widthOf(element) {
     return Math.max(280, element.clientWidth);
   }
@@ -358,11 +450,11 @@
             scales: { y: { range: function (u, min, max) { return [0, Math.max(4, max)]; } } },
             series: [
               {},
-              { label: 'Clicks', stroke: '#1f5eff', width: 2 },
-              { label: 'Installs', stroke: '#0f9d58', width: 2 },
-              { label: 'Conversions', stroke: '#d93025', width: 2 },
+              { label: 'Clicks', stroke: colour('series-0'), width: 2 },
+              { label: 'Installs', stroke: colour('series-1'), width: 2 },
+              { label: 'Conversions', stroke: colour('series-2'), width: 2 },
             ],
-            axes: [{}, { size: 40 }],
+            axes: [axis(), axis({ size: 40 })],
           },
           series(data),
           chartBox,
@@ -422,12 +514,12 @@
         height: 260,
         series: [
           {},
-          { label: 'Spend', stroke: '#d93025', width: 2, scale: 'money' },
-          { label: 'Revenue', stroke: '#0f9d58', width: 2, scale: 'money' },
-          { label: 'CPI', stroke: '#1f5eff', width: 2, dash: [6, 4], scale: 'money' },
-          { label: 'ROAS', stroke: '#8e24aa', width: 2, scale: 'ratio' },
+          { label: 'Spend', stroke: colour('series-2'), width: 2, scale: 'money' },
+          { label: 'Revenue', stroke: colour('series-1'), width: 2, scale: 'money' },
+          { label: 'CPI', stroke: colour('series-0'), width: 2, dash: [6, 4], scale: 'money' },
+          { label: 'ROAS', stroke: colour('series-3'), width: 2, scale: 'ratio' },
         ],
-        axes: [{}, { scale: 'money', size: 50 }, { scale: 'ratio', side: 1, size: 40, grid: { show: false } }],
+        axes: [axis(), axis({ scale: 'money', size: 50 }), axis({ scale: 'ratio', side: 1, size: 40, grid: { show: false } })],
       },
       data,
       box,

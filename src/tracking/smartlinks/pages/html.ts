@@ -54,9 +54,11 @@ export interface Page {
   /** The `<body>` markup, already escaped. */
   body: string;
   script?: InlineSource;
+  /** 200 unless the page explains a refusal (unavailable.ts). */
+  status?: number;
 }
 
-/** The 200 answer: no cookies, never cached, framed by nobody, with the CSP of its own inline code. */
+/** The page's answer (200 unless it says otherwise): no cookies, never cached, framed by nobody, with the CSP of its own inline code. */
 export function htmlPage(page: Page): Response {
   const csp = [
     "default-src 'none'",
@@ -72,7 +74,7 @@ export function htmlPage(page: Page): Response {
     `<title>${escapeHtml(page.title)}</title>${page.head ?? ''}<style>${STYLE.text}</style></head>` +
     `<body>${page.body}${page.script ? `<script>${page.script.text}</script>` : ''}</body></html>`;
   return new Response(html, {
-    status: 200,
+    status: page.status ?? 200,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
