@@ -11,6 +11,8 @@ import { TRANSPARENT_GIF } from '../../tracking/tracking.model';
 const FILES = {
   '/assets/app.js': { path: new URL('./assets/app.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
   '/assets/app.css': { path: new URL('./assets/app.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
+  '/assets/rules-model.js': { path: new URL('./assets/rules-model.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
+  '/assets/rules-rows.js': { path: new URL('./assets/rules-rows.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
   '/assets/rules-editor.js': { path: new URL('./assets/rules-editor.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
   '/assets/rules-editor.css': { path: new URL('./assets/rules-editor.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
   '/assets/uplot.js': { path: Bun.resolveSync('uplot/dist/uPlot.iife.min.js', import.meta.dir), type: 'text/javascript; charset=utf-8' },

@@ -2,8 +2,8 @@
  * The visual rules editor of a smart link's page (docs/dashboard.md, "Rules editor"): the JSON
  * view, which is the form's `rules` control and so what a save sends, and beside it the place
  * where assets/rules-editor.js draws the rules as rows. The server renders the frame, the JSON
- * and the vocabulary of the rule schema; the script draws the rows from the JSON and writes every
- * edit back into it.
+ * and the vocabulary of the rule schema; the scripts (rules-model.js, rules-rows.js,
+ * rules-editor.js) draw the rows from the JSON and write every edit back into it.
  */
 import {
   BLOCK_STATUSES,
@@ -29,7 +29,7 @@ const EXAMPLE_RULES: RuleSet = {
 };
 
 /** What the script needs to know of the schema, taken from the parser's own constants. */
-const VOCABULARY = {
+export const RULES_EDITOR_VOCABULARY = {
   conditions: CONDITION_NAMES,
   os: OPERATING_SYSTEMS,
   ipTypes: IP_TYPES,
@@ -73,8 +73,10 @@ export function rulesEditor(form: string, rules: unknown): Html {
 </div>
 <div class="rules-json">${json}</div>
 </div>
-${jsonBlock(`${form}-rules-vocabulary`, VOCABULARY)}
+${jsonBlock(`${form}-rules-vocabulary`, RULES_EDITOR_VOCABULARY)}
 <link rel="stylesheet" href="${assetUrl('/assets/rules-editor.css')}">
+<script src="${assetUrl('/assets/rules-model.js')}" defer></script>
+<script src="${assetUrl('/assets/rules-rows.js')}" defer></script>
 <script src="${assetUrl('/assets/rules-editor.js')}" defer></script>
 </section>`;
 }
