@@ -111,8 +111,9 @@ describe("the rules editor's model", () => {
 
   test('the route test in words: the rule, what the visitor gets, the facts the rules saw', () => {
     const context = { country: 'DE', region: null, city: null, os: 'android', ip_type: null, in_app: false, language: ['de'], timezone: 'Europe/Berlin', hour: 9, weekday: 'wed', params: { utm_source: 'news' } };
-    const decision = { rule_index: null, rule_name: null, action: 'fallback', variant_index: null, page: null, status: 302, location: 'https://web.example.com/' };
-    const words = (d: Partial<typeof decision>, set: unknown = null) => editor.describeRoute({ context, decision: { ...decision, ...d }, pool: null }, set).decision;
+    interface Decision { rule_index: number | null; rule_name: string | null; action: string; variant_index: number | null; page: string | null; status: number; location: string | null }
+    const decision: Decision = { rule_index: null, rule_name: null, action: 'fallback', variant_index: null, page: null, status: 302, location: 'https://web.example.com/' };
+    const words = (d: Partial<Decision>, set: unknown = null) => editor.describeRoute({ context, decision: { ...decision, ...d }, pool: null }, set).decision;
     expect(words({})).toBe('No rule takes this visit: the visitor is sent to the fallback URL https://web.example.com/.');
     expect(words({ action: 'destination' })).toBe("No rule takes this visit: the visitor is sent to the link's destination https://web.example.com/.");
     const set = { version: 1, rules: [{ if: {}, then: { variants: [{ url: 'https://a.example/', weight: 1 }, { url: 'https://b.example/', weight: 1 }] } }] };
