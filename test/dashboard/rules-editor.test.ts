@@ -17,6 +17,7 @@ const editor = require('../../src/dashboard/web/assets/rules-model.js') as {
   whyNotShown(set: unknown, vocabulary: typeof RULES_EDITOR_VOCABULARY): string | null;
   describeRoute(answer: unknown, set: unknown): { decision: string; facts: string; ruleIndex: number | null };
   sameJson(a: unknown, b: unknown): boolean;
+  missing(set: unknown, maxWeight: number): { path: string; message: string }[];
   fitsText(value: string): boolean;
   listText(values: string[]): string;
   readListText(text: string): string[];
@@ -124,6 +125,36 @@ describe("the rules editor's model", () => {
     expect(words({ action: 'none', status: 404, location: null })).toBe('No rule takes this visit: there is no fallback URL and no destination, so the visit gets 404 Not Found.');
     const facts = editor.describeRoute({ context, decision, pool: null }, null).facts;
     expect(facts).toBe('The visit as the rules saw it: country DE, OS android, IP type unknown, not in an in-app browser, language de, 09:00 on Wednesday (Europe/Berlin), parameters utm_source=news.');
+  });
+
+  test('what a row still lacks is named under the API path, and a stored rule set lacks nothing', () => {
+    const set = {
+      version: 1,
+      rules: [
+        { if: { country: [], os: [], params: { '': ['*'], ref: [] }, hours: { from: 9, to: 17, tz: ' ' } }, then: { url: '' } },
+        { if: {}, then: { variants: [{ url: '', weight: 0 }, { url: 'https://b.example/', weight: 2.5 }] } },
+        { if: {}, then: { deep_link: '' } },
+      ],
+    };
+    expect(editor.missing(set, 1_000_000)).toEqual([
+      { path: 'rules.rules.0.if.country', message: 'give at least one value' },
+      { path: 'rules.rules.0.if.os', message: 'pick at least one' },
+      { path: 'rules.rules.0.if.params', message: 'give the parameter a name' },
+      { path: 'rules.rules.0.if.params.ref', message: 'give at least one value (* for any)' },
+      { path: 'rules.rules.0.if.hours.tz', message: 'give a time zone such as Europe/Berlin or UTC' },
+      { path: 'rules.rules.0.then.url', message: 'give the URL' },
+      { path: 'rules.rules.1.then.variants.0.url', message: 'give the URL' },
+      { path: 'rules.rules.1.then.variants.0.weight', message: 'must be a whole number from 1 to 1000000' },
+      { path: 'rules.rules.1.then.variants.1.weight', message: 'must be a whole number from 1 to 1000000' },
+      { path: 'rules.rules.2.then.deep_link', message: 'give the deep link, such as myapp://product/42' },
+    ]);
+    fc.assert(
+      fc.property(ruleSet, (raw) => {
+        const parsed = parseRules(raw);
+        expect(parsed.ok && editor.missing(JSON.parse(JSON.stringify(parsed.value)), 1_000_000)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   test('an edit undone is the stored rule set again, whatever order its keys took', () => {

@@ -189,6 +189,16 @@ for (const backend of BROWSER_BACKENDS) {
       await page.locator('#link-settings').getByRole('button', { name: 'Save' }).click();
       await page.locator('#link-settings [role="alert"]', { hasText: 'nothing changed' }).waitFor();
 
+      // A row not filled in yet is named beside it, and nothing is sent.
+      await page.getByRole('button', { name: 'Add rule' }).click();
+      await addCondition(4, 'Country');
+      await page.locator('#link-settings').getByRole('button', { name: 'Save' }).click();
+      const missing = row(4).locator('[data-error-for="rules.rules.3"]');
+      await missing.waitFor({ state: 'visible' });
+      expect(await missing.textContent()).toBe('if.country: give at least one value. then.url: give the URL.');
+      expect(await page.evaluate<string>('document.activeElement.getAttribute("aria-label")')).toBe('Rule 4: name');
+      await row(4).getByRole('button', { name: 'Remove rule 4' }).click();
+
       // A value the API refuses: its message beside the rule it names.
       await row(2).getByLabel('Rule 2: country values, comma-separated').fill('US, UK');
       await page.locator('#link-settings').getByRole('button', { name: 'Save' }).click();

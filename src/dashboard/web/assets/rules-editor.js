@@ -123,7 +123,8 @@
 
     function ruleRow(rule, index, count) {
       var label = 'Rule ' + (index + 1);
-      var name = el('input', { 'data-key': 'name', value: rule.name || '', maxlength: vocabulary.maxNameLength, placeholder: 'optional: named in reports', 'aria-label': label + ': name' });
+      var errorId = root.getAttribute('data-rules-editor') + '-rule-' + index + '-error';
+      var name = el('input', { 'data-key': 'name', value: rule.name || '', maxlength: vocabulary.maxNameLength, placeholder: 'optional: named in reports', 'aria-label': label + ': name', 'aria-describedby': errorId });
       name.addEventListener('input', function () {
         if (name.value === '') delete rule.name;
         else rule.name = name.value;
@@ -161,7 +162,7 @@
         parts.conditions(rule, index, label),
         parts.action(rule, index, label),
         lastTaken === index ? el('p', { class: 'rule-taken-note small', text: 'The last route test took this rule.' }) : null,
-        el('p', { class: 'error', 'data-error-for': 'rules.rules.' + index, hidden: true }),
+        el('p', { class: 'error', id: errorId, 'data-error-for': 'rules.rules.' + index, hidden: true }),
       ]);
       row.addEventListener('keydown', function (event) {
         if (!event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown') || event.target.tagName === 'SELECT') return;
@@ -208,6 +209,28 @@
       if (fallback.value === '') delete set.fallback;
       else set.fallback = { url: fallback.value };
       write();
+    });
+    // A row not filled in yet is named beside it before anything is sent: the rows send only
+    // what the parser can accept (this listener runs before app.js's, which listens on the page).
+    form.addEventListener('submit', function (event) {
+      var slots = list.querySelectorAll('[data-error-for]');
+      for (var s = 0; s < slots.length; s++) {
+        slots[s].textContent = '';
+        slots[s].hidden = true;
+      }
+      if (!state.shown || box.value === box.defaultValue) return;
+      var errors = model.missing(state.set, vocabulary.maxWeight);
+      if (errors.length === 0) return;
+      event.preventDefault();
+      event.stopPropagation();
+      errors.forEach(function (error) {
+        var row = list.children[Number(error.path.split('.')[2])];
+        var slot = row.querySelector('[data-error-for]');
+        slot.textContent = (slot.textContent ? slot.textContent + ' ' : '') + error.path.split('.').slice(3).join('.') + ': ' + error.message + '.';
+        slot.hidden = false;
+      });
+      var first = list.children[Number(errors[0].path.split('.')[2])];
+      first.querySelector('[data-key="name"]').focus();
     });
     box.addEventListener('input', function () {
       lastTaken = null;

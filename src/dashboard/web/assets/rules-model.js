@@ -1,6 +1,6 @@
 /*
  * The rules editor's pure part (docs/dashboard.md, "Rules editor"): which rule sets the rows can
- * show, and the route test's answer in words. No DOM: the unit tests load this file as it is
+ * show, what rows still lack before a save, and the route test's answer in words. No DOM: the unit tests load this file as it is
  * (test/dashboard/rules-editor.test.ts); in the page it is window.RulesModel.
  */
 (function () {
@@ -130,6 +130,39 @@
     return null;
   }
 
+  /**
+   * What a rule set drawn in the rows still lacks before the parser can accept it (a condition
+   * added but not filled in, an action without its URL), as field errors under the API's paths.
+   * The server checks everything else when the rules are saved.
+   */
+  function missing(set, maxWeight) {
+    var errors = [];
+    var need = function (path, message) { errors.push({ path: path, message: message }); };
+    (set ? set.rules : []).forEach(function (rule, index) {
+      var at = 'rules.rules.' + index;
+      Object.keys(rule.if).forEach(function (name) {
+        var value = rule.if[name];
+        if (Array.isArray(value) && value.length === 0) need(at + '.if.' + name, name === 'os' || name === 'ip_type' || name === 'weekdays' ? 'pick at least one' : 'give at least one value');
+        if (name === 'hours' && value.tz.trim() === '') need(at + '.if.hours.tz', 'give a time zone such as Europe/Berlin or UTC');
+        if (name === 'params') {
+          Object.keys(value).forEach(function (param) {
+            if (param === '') need(at + '.if.params', 'give the parameter a name');
+            if (value[param].length === 0) need(at + '.if.params.' + param, 'give at least one value (* for any)');
+          });
+        }
+      });
+      var then = rule.then;
+      ['url', 'store', 'deep_link'].forEach(function (kind) {
+        if (then[kind] === '') need(at + '.then.' + kind, kind === 'deep_link' ? 'give the deep link, such as myapp://product/42' : 'give the URL');
+      });
+      (then.variants || []).forEach(function (variant, at2) {
+        if (variant.url === '') need(at + '.then.variants.' + at2 + '.url', 'give the URL');
+        if (!(variant.weight >= 1 && variant.weight <= maxWeight && variant.weight % 1 === 0)) need(at + '.then.variants.' + at2 + '.weight', 'must be a whole number from 1 to ' + maxWeight);
+      });
+    });
+    return errors;
+  }
+
   /** Whether two JSON values are equal, whatever the order of their objects' keys. */
   function sameJson(a, b) {
     if (a === b) return true;
@@ -187,7 +220,7 @@
     return { decision: ruleWords + (outcome.indexOf('but ') === 0 ? ', ' : ': ') + outcome + '.', facts: 'The visit as the rules saw it: ' + facts.join(', ') + '.', ruleIndex: rule };
   }
 
-  var model = { whyNotShown: whyNotShown, describeRoute: describeRoute, sameJson: sameJson, listText: listText, readListText: readListText, fitsText: fitsText, LIST_TEXT: LIST_TEXT, ACTIONS: ACTIONS };
+  var model = { whyNotShown: whyNotShown, missing: missing, describeRoute: describeRoute, sameJson: sameJson, listText: listText, readListText: readListText, fitsText: fitsText, LIST_TEXT: LIST_TEXT, ACTIONS: ACTIONS };
 
   if (typeof window === 'undefined') module.exports = model;
   else window.RulesModel = model;
