@@ -16,7 +16,6 @@
     var vocabulary = JSON.parse(document.getElementById(root.getAttribute('data-rules-editor') + '-vocabulary').textContent);
     var box = form.querySelector('textarea[name="rules"]');
     var list = root.querySelector('[data-rule-list]');
-    var visual = root.querySelector('[data-rules-visual]');
     var note = root.querySelector('[data-rules-note]');
     var empty = root.querySelector('[data-rules-empty]');
     var fallback = root.querySelector('[data-rules-fallback]');
@@ -80,7 +79,6 @@
       state.shown = why === null;
       note.hidden = state.shown;
       note.textContent = state.shown ? '' : 'The visual editor cannot show these rules: ' + why + '. Edit them in the JSON view; the server checks them when you save.';
-      visual.classList.toggle('rules-unshown', !state.shown);
       if (state.shown) state.set = set;
       render();
       markStale();
@@ -107,8 +105,9 @@
       }
     }
 
-    function changed(structure, focus) {
-      if (structure) render(focus);
+    /** After a change of shape (a rule, condition or variant added, removed or moved): drawn again. */
+    function changed(focus) {
+      render(focus);
       write();
     }
 
@@ -117,7 +116,7 @@
       if (to < 0 || to >= rules.length || from === to) return;
       var rule = rules.splice(from, 1)[0];
       rules.splice(to, 0, rule);
-      changed(true, key ? { index: to, key: key } : null);
+      changed(key ? { index: to, key: key } : null);
       announce.textContent = ruleLabel(to) + ' moved to position ' + (to + 1) + ' of ' + rules.length + '.';
     }
 
@@ -153,7 +152,7 @@
             button('\u2193', 'down', 'Move ' + label.toLowerCase() + ' down', index === count - 1, function () { move(index, index + 1, 'down'); }),
             button('Remove', 'remove', 'Remove ' + label.toLowerCase(), false, function () {
               state.set.rules.splice(index, 1);
-              changed(true, { index: Math.min(index, state.set.rules.length - 1), key: 'remove' });
+              changed({ index: Math.min(index, state.set.rules.length - 1), key: 'remove' });
               announce.textContent = label + ' removed.';
               if (state.set.rules.length === 0) addRule.focus();
             }, 'danger'),
@@ -201,7 +200,7 @@
       var set = ensureSet();
       if (set.rules.length >= vocabulary.maxRules) return;
       set.rules.push({ if: {}, then: { url: '' } });
-      changed(true, { index: set.rules.length - 1, key: 'name' });
+      changed({ index: set.rules.length - 1, key: 'name' });
       announce.textContent = 'Rule ' + set.rules.length + ' added.';
     });
     fallback.addEventListener('input', function () {

@@ -1,7 +1,7 @@
 /*
  * The parts of a rule's row in the rules editor (docs/dashboard.md, "Rules editor"): its
  * conditions as chips and its action. Each control edits the rule in place and says so through
- * `edits`: write() after a new value, changed(true, focus) after a new shape (the rows are drawn
+ * `edits`: write() after a new value, changed(focus) after a new shape (the rows are drawn
  * again and the focus goes to `focus`). Every control has a label; nothing is built from HTML.
  */
 (function () {
@@ -67,7 +67,7 @@
         } else {
           rule.if[condition] = condition === 'in_app' ? true : condition === 'hours' ? { from: 9, to: 17, tz: 'UTC' } : [];
         }
-        changed(true, { index: index, key: 'condition-' + condition });
+        changed({ index: index, key: 'condition-' + condition });
       });
       return el('div', { class: 'rule-if' }, [el('span', { class: 'rule-word', text: Object.keys(rule.if).length ? 'If' : 'Every visit' }), chips, add]);
     }
@@ -138,7 +138,7 @@
       }
       parts.push(removeButton(label, name.toLowerCase(), function () {
         delete rule.if[condition];
-        changed(true, { index: index, key: 'add-condition' });
+        changed({ index: index, key: 'add-condition' });
       }));
       return el('li', { class: 'chip', 'data-condition': condition }, parts);
     }
@@ -175,7 +175,7 @@
         removeButton(label, 'parameter', function () {
           delete params[current];
           if (Object.keys(params).length === 0) delete rule.if.params;
-          changed(true, { index: index, key: 'add-condition' });
+          changed({ index: index, key: 'add-condition' });
         }),
       ]);
     }
@@ -201,7 +201,7 @@
         var before = rule.then.url || rule.then.store || rule.then.deep_link || '';
         var next = select.value;
         rule.then = next === 'url' ? { url: before } : next === 'store' ? { store: before } : next === 'deep_link' ? { deep_link: '' } : next === 'variants' ? { variants: [{ url: before, weight: 50 }, { url: '', weight: 50 }] } : { block: 404 };
-        changed(true, { index: index, key: 'action' });
+        changed({ index: index, key: 'action' });
       });
       var then = rule.then;
       var fields = el('div', { class: 'action-fields' });
@@ -257,7 +257,7 @@
         remove.addEventListener('click', function () {
           if (variants.length === 1) return;
           variants.splice(at, 1);
-          changed(true, { index: index, key: 'add-variant' });
+          changed({ index: index, key: 'add-variant' });
         });
         return el('li', { class: 'variant' }, [urlInput(name, 'URL', 'variant-' + at, variant.url, function (v) { variant.url = v; }), weight, share, remove]);
       });
@@ -266,7 +266,7 @@
       add.addEventListener('click', function () {
         if (variants.length >= vocabulary.maxVariants) return;
         variants.push({ url: '', weight: 50 });
-        changed(true, { index: index, key: 'variant-' + (variants.length - 1) });
+        changed({ index: index, key: 'variant-' + (variants.length - 1) });
       });
       return el('div', {}, [el('ol', { class: 'variants' }, rows), add]);
     }

@@ -60,7 +60,7 @@ export function rulesEditor(form: string, rules: unknown): Html {
 <h3 id="${form}-rules-title">Rules</h3>
 <p class="hint">Tried in order: the first rule whose conditions all hold decides. A visit no rule takes goes to the fallback URL, else to the destination.</p>
 <div class="rules-views">
-<div class="rules-visual" data-rules-visual>
+<div class="rules-visual">
 <p class="rules-note" data-rules-note role="status" hidden></p>
 <p class="muted small" data-rules-empty hidden>No rules yet: every visit goes to the fallback URL or the destination.</p>
 <ol class="rule-list" data-rule-list aria-label="Rules, in the order they are tried"></ol>
