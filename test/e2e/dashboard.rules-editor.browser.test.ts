@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, checkPage, seriousViolations, until, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, checkPage, managementApi, seriousViolations, signUpWithApiKey, until, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The visual rules editor of a smart link's page: a rule set built with the rows and reordered
@@ -22,14 +22,7 @@ for (const backend of BROWSER_BACKENDS) {
     const page: Page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
     let apiKey = '';
-    const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-      const res = await fetch(`${base}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { authorization: `Bearer ${apiKey}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: init.json === undefined ? undefined : JSON.stringify(init.json),
-      });
-      return { status: res.status, payload: (await res.json()) as any };
-    };
+    const api = managementApi(base, () => apiKey);
     const saveAndReload = async () => {
       const reloaded = page.waitForEvent('load');
       await page.locator('#link-settings').getByRole('button', { name: 'Save' }).click();
@@ -42,19 +35,7 @@ for (const backend of BROWSER_BACKENDS) {
     let linkId = '';
 
     test('sign up and create an API key', async () => {
-      await page.goto(`${base}/register`);
-      await page.getByLabel('Organization').fill('Acme Rules');
-      await page.getByLabel('Email').fill(`rules-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${base}/`);
-      await page.goto(`${base}/keys`);
-      await page.getByLabel('Name').fill('Rules test');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const key = page.locator('#new-key-value');
-      await key.waitFor({ state: 'visible' });
-      apiKey = (await key.textContent()) ?? '';
-      expect(apiKey).toMatch(/^svc_live_/);
+      apiKey = await signUpWithApiKey(page, base, 'Acme Rules');
     });
 
     test('a rule set built with the rows, reordered by keyboard, is the one stored', async () => {

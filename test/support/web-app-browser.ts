@@ -43,6 +43,36 @@ export async function webAppInBrowser(backend: string, env: Record<string, strin
   return { server, base: `http://localhost:${server.port}`, browser };
 }
 
+/** The management API called with an API key (read when called): the status and the JSON answer. */
+export function managementApi(base: string, apiKey: () => string) {
+  return async (path: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fetch(`${base}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${apiKey()}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+    return { status: res.status, payload: (await res.json()) as any };
+  };
+}
+
+/** Creates an organization in the browser and an API key on /keys; answers the key. */
+export async function signUpWithApiKey(page: Page, base: string, organization: string): Promise<string> {
+  await page.goto(`${base}/register`);
+  await page.getByLabel('Organization').fill(organization);
+  await page.getByLabel('Email').fill(`${organization.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Date.now()}@example.com`);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${base}/`);
+  await page.goto(`${base}/keys`);
+  await page.getByLabel('Name').fill(`${organization} test`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = page.locator('#new-key-value');
+  await key.waitFor({ state: 'visible' });
+  const apiKey = (await key.textContent()) ?? '';
+  expect(apiKey).toMatch(/^svc_live_/);
+  return apiKey;
+}
+
 /**
  * Polls a browser-side expression until it is true. (waitForFunction evaluates text in the page,
  * which the app's CSP forbids, as it should; page.evaluate goes through the debugger instead.)
