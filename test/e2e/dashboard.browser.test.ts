@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { PIVOT_EXPORT_COLUMNS } from '../../src/dashboard/export/export.model';
 import { NAVIGATION } from '../../src/dashboard/web/layout';
 import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, until, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app in Debian's Chromium against the real server: a new user signs up, creates an API
@@ -16,21 +16,6 @@ import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '..
 
 setDefaultTimeout(240_000);
 const STEP_MS = 20_000;
-
-
-/**
- * Polls a browser-side expression until it is true. (waitForFunction evaluates text in the page,
- * which the app's CSP forbids, as it should; page.evaluate goes through the debugger instead.)
- */
-async function until(page: Page, expression: string, timeoutMs = STEP_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const check = () => page.evaluate<boolean>(`(() => { try { return Boolean(${expression}); } catch { return false; } })()`);
-  // A page navigating meanwhile (a reload after a save) has no context to evaluate in: try again.
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
-    await Bun.sleep(50);
-  }
-}
 
 
 for (const backend of BROWSER_BACKENDS) {
@@ -151,12 +136,13 @@ for (const backend of BROWSER_BACKENDS) {
       await page.getByRole('button', { name: 'Test route' }).click();
       const result = page.locator('#route-test-result');
       await result.waitFor({ state: 'visible' });
-      const decision = JSON.parse((await result.textContent()) ?? '{}');
+      expect(await result.textContent()).toContain('Rule 1 \u201cios\u201d takes this visit: the visitor is sent to https://ios.example.com/');
+      const decision = JSON.parse((await page.locator('#route-test-json').textContent()) ?? '{}');
       expect(Object.keys(decision).sort()).toEqual(expect.arrayContaining(['context', 'decision', 'pool']));
       expect(JSON.stringify(decision.decision)).toContain('ios.example.com');
       await page.getByLabel('Operating system').selectOption('android');
       await page.getByRole('button', { name: 'Test route' }).click();
-      await until(page, `document.querySelector('#route-test-result').textContent.includes('web.example.com/fallback')`);
+      await until(page, `document.querySelector('#route-test-result').textContent.includes('No rule takes this visit: the visitor is sent to the fallback URL https://web.example.com/fallback')`);
       await screenshot(page, `${backend}-smart-link-1440`);
       await page.setViewportSize(VIEWPORTS.phone);
       await checkPage(page);

@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, managementApi, signUpWithApiKey, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app's edit forms change only what the user changed (an example is offered by a
@@ -25,14 +25,7 @@ for (const backend of BROWSER_BACKENDS) {
     const page: Page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
     let apiKey = '';
-    const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-      const res = await fetch(`${base}${path}`, {
-        method: init.method ?? 'GET',
-        headers: { authorization: `Bearer ${apiKey}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: init.json === undefined ? undefined : JSON.stringify(init.json),
-      });
-      return { status: res.status, payload: (await res.json()) as any };
-    };
+    const api = managementApi(base, () => apiKey);
     /** Saves a form whose success reloads the page, and waits for the reload. */
     const saveAndReload = async () => {
       const reloaded = page.waitForEvent('load');
@@ -41,14 +34,7 @@ for (const backend of BROWSER_BACKENDS) {
     };
 
     test('sign up and create an API key', async () => {
-      await signUpInBrowser(page, base, 'Acme Pages');
-      await page.goto(`${base}/keys`);
-      await page.getByLabel('Name').fill('Pages test');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const key = page.locator('#new-key-value');
-      await key.waitFor({ state: 'visible' });
-      apiKey = (await key.textContent()) ?? '';
-      expect(apiKey).toMatch(/^svc_live_/);
+      apiKey = await signUpWithApiKey(page, base, 'Acme Pages');
       watched.assertClean();
     });
 

@@ -1,5 +1,6 @@
 import { afterAll, expect } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
 import { launchBrowser } from './browser';
 import { createPostgres } from './db';
 import { startServer, type RunningServer } from './server';
@@ -13,6 +14,7 @@ import { startServer, type RunningServer } from './server';
 /** PGlite always; real Postgres too when DATABASE_URL is set. */
 export const BROWSER_BACKENDS = ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])];
 export const BOOT_MS = 120_000;
+const AXE_SOURCE = readFileSync(Bun.resolveSync('axe-core/axe.min.js', import.meta.dir), 'utf8');
 /** A desktop Chrome's user agent: headless Chromium's own names it a bot, whose clicks reports leave out. */
 export const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36';
 
@@ -39,6 +41,54 @@ export async function webAppInBrowser(backend: string, env: Record<string, strin
   });
   browser = await launchBrowser();
   return { server, base: `http://localhost:${server.port}`, browser };
+}
+
+/** The management API called with an API key (read when called): the status and the JSON answer. */
+export function managementApi(base: string, apiKey: () => string) {
+  return async (path: string, init: { method?: string; json?: unknown } = {}) => {
+    const res = await fetch(`${base}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${apiKey()}`, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
+    return { status: res.status, payload: (await res.json()) as any };
+  };
+}
+
+/** Creates an organization in the browser and an API key on /keys; answers the key. */
+export async function signUpWithApiKey(page: Page, base: string, organization: string): Promise<string> {
+  await signUpInBrowser(page, base, organization);
+  await page.goto(`${base}/keys`);
+  await page.getByLabel('Name').fill(`${organization} test`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = page.locator('#new-key-value');
+  await key.waitFor({ state: 'visible' });
+  const apiKey = (await key.textContent()) ?? '';
+  expect(apiKey).toMatch(/^svc_live_/);
+  return apiKey;
+}
+
+/**
+ * Polls a browser-side expression until it is true. (waitForFunction evaluates text in the page,
+ * which the app's CSP forbids, as it should; page.evaluate goes through the debugger instead.)
+ */
+export async function until(page: Page, expression: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const check = () => page.evaluate<boolean>(`(() => { try { return Boolean(${expression}); } catch { return false; } })()`);
+  // A page navigating meanwhile (a reload after a save) has no context to evaluate in: try again.
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** The serious and critical accessibility violations axe-core finds on the page, one line each. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Through the debugger, like page.evaluate: the app's CSP would refuse an injected script tag.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate<string[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+  );
 }
 
 /** Every control has a label, and nothing is wider than the window (tables scroll in their own box). */

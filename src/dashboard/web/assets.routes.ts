@@ -4,12 +4,17 @@ import { Elysia } from 'elysia';
 import { TRANSPARENT_GIF } from '../../tracking/tracking.model';
 
 /**
- * The web app's static files, read once at boot: its own script and stylesheet, and uPlot from
+ * The web app's static files, read once at boot: its own script and stylesheet, the smart-link
+ * rules editor's (loaded by the link page only), and uPlot from
  * node_modules. Nothing is loaded from another host (docs/dashboard.md, "Security").
  */
 const FILES = {
   '/assets/app.js': { path: new URL('./assets/app.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
   '/assets/app.css': { path: new URL('./assets/app.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
+  '/assets/rules-model.js': { path: new URL('./assets/rules-model.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
+  '/assets/rules-rows.js': { path: new URL('./assets/rules-rows.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
+  '/assets/rules-editor.js': { path: new URL('./assets/rules-editor.js', import.meta.url).pathname, type: 'text/javascript; charset=utf-8' },
+  '/assets/rules-editor.css': { path: new URL('./assets/rules-editor.css', import.meta.url).pathname, type: 'text/css; charset=utf-8' },
   '/assets/uplot.js': { path: Bun.resolveSync('uplot/dist/uPlot.iife.min.js', import.meta.dir), type: 'text/javascript; charset=utf-8' },
   '/assets/uplot.css': { path: Bun.resolveSync('uplot/dist/uPlot.min.css', import.meta.dir), type: 'text/css; charset=utf-8' },
 } as const;

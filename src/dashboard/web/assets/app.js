@@ -231,9 +231,11 @@
     });
   }
 
-  /** What a success does, from data-success: reload, redirect:<path>, or show:<template id> (fills the result). */
+  /** What a success does, from data-success: reload, redirect:<path>, show-json or show:<field> (fills the result); any other value only reveals the result's box. */
   function succeed(element, payload) {
     var success = element.getAttribute('data-success') || 'reload';
+    // Another script of the page may show the answer its own way (the rules editor's route test).
+    element.dispatchEvent(new CustomEvent('api-success', { bubbles: true, detail: payload }));
     if (success === 'reload') return window.location.reload();
     if (success.indexOf('redirect:') === 0) return window.location.assign(success.slice('redirect:'.length));
     var result = document.getElementById(element.getAttribute('data-result'));
@@ -299,6 +301,7 @@
     var box = document.getElementById(button.getAttribute('data-insert-example'));
     if (!box) return;
     box.value = button.getAttribute('data-example') || '';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
     box.focus();
   });
 

@@ -5,19 +5,14 @@ import { html, type Html } from '../html';
 import { appPage } from '../layout';
 import { linkAnalytics } from './link-analytics-view';
 import { deleteSection, deliverySettings, previewSettings } from './link-settings-view';
-
-/** Offered by the editor's "Insert example" button; never the box's value. */
-const EXAMPLE_RULES = {
-  version: 1,
-  rules: [{ name: 'ios', if: { os: ['ios'] }, then: { store: 'https://apps.apple.com/app/id123' } }],
-  fallback: { url: 'https://shop.example.com' },
-};
+import { rulesEditor } from './rules-editor';
 
 function routeTest(link: LinkResponse): Html {
   return html`<div class="panel">
 <h2>Route test</h2>
 <p class="muted small">What a visit with these facts would get, using the saved rules. Nothing is recorded.</p>
-${apiForm({ id: 'route-test', api: '/api/dashboard/route-test', submit: 'Test route', success: 'show-json', result: 'route-test-result', body: { slug: link.slug } }, [
+<p class="muted small" data-route-test-stale hidden>The rules have unsaved changes: the test reads the saved ones.</p>
+${apiForm({ id: 'route-test', api: '/api/dashboard/route-test', submit: 'Test route', success: 'show-route', result: 'route-test-result', body: { slug: link.slug } }, [
   field('route-test', { name: 'country', label: 'Country', placeholder: 'US', hint: 'ISO 3166 alpha-2; or give an IP.' }),
   field('route-test', { name: 'os', label: 'Operating system', options: [['', 'From the user agent'], ['ios', 'iOS'], ['android', 'Android'], ['desktop', 'Desktop']], value: '' }),
   field('route-test', { name: 'ip', label: 'IP address' }),
@@ -28,7 +23,8 @@ ${apiForm({ id: 'route-test', api: '/api/dashboard/route-test', submit: 'Test ro
   field('route-test', { name: 'params', label: 'Query string', placeholder: 'utm_source=news' }),
   field('route-test', { name: 'inApp', label: 'In-app browser', options: [['', 'From the user agent'], ['true', 'Yes'], ['false', 'No']], value: '' }),
 ])}
-<div data-result-box hidden><h3 class="small">Decision</h3><pre class="result" id="route-test-result" tabindex="0" aria-live="polite"></pre></div>
+<div data-result-box hidden><h3 class="small">Decision</h3><div class="route-words" id="route-test-result" tabindex="-1" aria-live="polite"></div>
+<details><summary>The answer as JSON</summary><pre class="result" id="route-test-json" tabindex="0"></pre></details></div>
 </div>`;
 }
 
@@ -40,20 +36,7 @@ export function linkPage(link: LinkResponse, more: { stats: LinkStatsAnswer; cam
   const settings = apiForm({ id: 'link-settings', api: `/api/dashboard/links/${link.id}`, method: 'PATCH', submit: 'Save', success: 'reload', changedOnly: true }, [
     field('link-settings', { name: 'destination', label: 'Destination', type: 'url', value: link.destination, emptyIsNull: true }),
     field('link-settings', { name: 'status', label: 'Status', options: [['active', 'Active'], ['paused', 'Paused']], value: link.status }),
-    ...(link.kind === 'smart'
-      ? [
-          field('link-settings', {
-            name: 'rules',
-            label: 'Rules (JSON)',
-            rows: 18,
-            dataType: 'json',
-            emptyIsNull: true,
-            value: link.rules === null ? '' : JSON.stringify(link.rules, null, 2),
-            example: JSON.stringify(EXAMPLE_RULES, null, 2),
-            hint: 'Rule schema version 1: conditions country, region, city, os, ip_type, in_app, language, params, hours, weekdays; actions url, store, deep_link, variants, block. Empty removes the rules; a save leaves them as they are unless you change this box.',
-          }),
-        ]
-      : []),
+    ...(link.kind === 'smart' ? [rulesEditor('link-settings', link.rules)] : []),
   ]);
   return appPage(
     { title: `Link ${link.slug}`, current: '/links' },
