@@ -169,6 +169,15 @@
     return message;
   }
 
+  /** Whether the body sent holds the field at this path (`preview.image` inside `preview`). */
+  function sentHas(sent, path) {
+    return path.split('.').every(function (part) {
+      if (sent === null || typeof sent !== 'object' || !(part in sent)) return false;
+      sent = sent[part];
+      return true;
+    });
+  }
+
   /**
    * Puts an API error where it belongs: every field error beside its field at once, the rest above
    * the button. A 409 such as "slug taken" goes beside the field it names.
@@ -180,7 +189,7 @@
       var fields = error.fieldErrors || {};
       Object.keys(fields).forEach(function (field) {
         // A field the form left out because it was empty: whatever the validator says, it is required.
-        if (sent && !(field in sent) && form.querySelector('[name="' + field.replace(/"/g, '') + '"]')) {
+        if (sent && !sentHas(sent, field) && form.querySelector('[name="' + field.replace(/"/g, '') + '"]')) {
           showError(form, field, 'required');
           return;
         }
