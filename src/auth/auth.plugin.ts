@@ -107,8 +107,8 @@ export function authPlugin({ db, config, rateLimiter, apiKeyCache, sdkKeyCache }
     }),
     session: (access: SessionAccess) => ({
       detail: { security: SESSION_SECURITY },
-      // Before the body is validated, so a refused role is 403 whatever it sent, and nothing runs.
-      async transform({ request }) {
+      // At the parse stage, before any transform or validation: a refused role is 403 whatever it sent.
+      async parse({ request }) {
         if (!WRITE_METHODS.has(request.method)) return;
         const session = await sessionOf(request);
         if (session && !roleMay(access, session.role, request.method)) throw forbidden(session.role === 'analyst' ? 'read-only role' : 'owners only');
