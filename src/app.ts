@@ -3,6 +3,7 @@ import { breakdownRoutes } from './analytics/breakdown/breakdown.routes';
 import { linkStatsRoutes } from './analytics/link-stats/link-stats.routes';
 import { cohortsRoutes } from './analytics/cohorts/cohorts.routes';
 import { appsRoutes } from './apps/apps.routes';
+import { auditLogRoutes } from './audit-log/audit-log.routes';
 import { authRoutes } from './auth/auth.routes';
 import { keysRoutes } from './auth/keys.routes';
 import { campaignsRoutes } from './campaigns/campaigns.routes';
@@ -32,6 +33,7 @@ import { ippoolRoutes } from './ipintel/pool/ippool.routes';
 import { lookupIp } from './ipintel/pool/ippool.service';
 import { linksRoutes } from './links/links.routes';
 import { mcpRoutes } from './mcp/transport.routes';
+import { membersRoutes } from './members/members.routes';
 import { beaconRoutes } from './protect/beacon/beacon.routes';
 import { integrationsRoutes } from './protect/sync/integrations.routes';
 import { protectSyncRoutes } from './protect/sync/sync.routes';
@@ -98,6 +100,8 @@ function createApp(services: Services, native: NativeRoutes) {
     dashboardExportRoutes(services),
     dashboardLinksRoutes(services),
     dashboardAppsRoutes(services),
+    membersRoutes(services),
+    auditLogRoutes(services),
     assetsRoutes(),
     webRoutes(services),
     // Built on first use, from every route composed here (`served` is complete by then).

@@ -45,7 +45,7 @@ export async function insertApp(tx: Queryable, app: NewApp): Promise<AppRow | un
 }
 
 export async function findApp(db: Queryable, orgId: string, id: string): Promise<AppRow | undefined> {
-  const rows = await db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1 AND org_id = $2`, [id, orgId]);
+  const rows = await db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`, [id, orgId]);
   return rows[0];
 }
 
@@ -54,7 +54,7 @@ export const APPS_KEYSET: Keyset = { kind: 'anchor', list: 'apps', table: 'apps'
 
 export function listApps(db: Queryable, orgId: string, page: PageRequest): Promise<AppRow[]> {
   const after = keysetCondition(APPS_KEYSET, page.after, 3);
-  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(APPS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
+  return db.query<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE org_id = $1 AND deleted_at IS NULL AND ${after.sql} ORDER BY ${keysetOrder(APPS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
 }
 
 /** Names of the organization's apps among `ids` (apps are not mirrored: report labels come from here). */
@@ -66,7 +66,7 @@ export async function selectAppNames(db: Queryable, orgId: string, ids: readonly
 
 /** Whether the id names an app of this organization (another organization's id reads as unknown). */
 export async function appExists(db: Queryable, orgId: string, id: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM apps WHERE id = $1 AND org_id = $2', [id, orgId]);
+  const rows = await db.query('SELECT 1 FROM apps WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL', [id, orgId]);
   return rows.length > 0;
 }
 
@@ -95,7 +95,7 @@ export async function updateApp(
        settings = CASE WHEN $9::boolean THEN jsonb_strip_nulls(settings || $10::text::jsonb) ELSE settings END,
        apple_app_id = CASE WHEN $11::boolean THEN $12::text ELSE apple_app_id END,
        rate_limit_per_minute = CASE WHEN $13::boolean THEN $14::integer ELSE rate_limit_per_minute END
-     WHERE id = $1 AND org_id = $2
+     WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL
      RETURNING ${COLUMNS}`,
     [
       id,
@@ -119,6 +119,23 @@ export async function updateApp(
 
 /** The SDK key's limit before a change, the row locked until the transaction ends; undefined for no such app. */
 export async function lockRateLimit(tx: Queryable, orgId: string, id: string): Promise<number | null | undefined> {
-  const rows = await tx.query<{ rate_limit_per_minute: number | null }>('SELECT rate_limit_per_minute FROM apps WHERE id = $1 AND org_id = $2 FOR UPDATE', [id, orgId]);
+  const rows = await tx.query<{ rate_limit_per_minute: number | null }>('SELECT rate_limit_per_minute FROM apps WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, orgId]);
   return rows[0]?.rate_limit_per_minute;
+}
+
+/** A new SDK key for the app; undefined for no such app, or when the draw's hash is taken (draw again). */
+export async function replaceSdkKey(tx: Queryable, orgId: string, id: string, key: { sdkKey: string; sdkKeyHash: string }): Promise<AppRow | 'taken' | undefined> {
+  const taken = await tx.query('SELECT 1 FROM apps WHERE sdk_key_hash = $1', [key.sdkKeyHash]);
+  if (taken.length > 0) return 'taken';
+  const rows = await tx.query<AppRow>(
+    `UPDATE apps SET sdk_key = $3, sdk_key_hash = $4 WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    [id, orgId, key.sdkKey, key.sdkKeyHash],
+  );
+  return rows[0];
+}
+
+/** Marks the app deleted: its rows stay for the reports, its SDK key is refused from now on. */
+export async function markAppDeleted(tx: Queryable, orgId: string, id: string): Promise<{ name: string } | undefined> {
+  const rows = await tx.query<{ name: string }>('UPDATE apps SET deleted_at = now() WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL RETURNING name', [id, orgId]);
+  return rows[0];
 }

@@ -106,3 +106,35 @@ export async function patchApp({ db, keyChanges }: { db: Db; keyChanges: Pick<Ke
   if (limitChanged) await keyChanges.publish({ kind: 'sdk', appId: id });
   return toAppResponse(row);
 }
+
+/**
+ * A new SDK key for the app, shown in the answer. The old key is refused (401) from the next
+ * request on every node: each node's SDK key cache drops the app when it hears the change.
+ */
+export async function rotateSdkKey({ db, keyChanges }: { db: Db; keyChanges: Pick<KeyChanges, 'publish'> }, actor: Actor, id: string): Promise<AppResponse> {
+  const row = await db.transaction(async (tx) => {
+    let rotated: AppRow | undefined;
+    while (!rotated) {
+      const sdk = generateSdkKey();
+      const result = await repo.replaceSdkKey(tx, actor.orgId, id, { sdkKey: sdk.key, sdkKeyHash: sdk.hash });
+      if (result === undefined) throw notFound('app not found');
+      if (result !== 'taken') rotated = result;
+    }
+    // Neither key goes into the audit detail: the log records who wrote what, not secrets.
+    await recordAudit(tx, actor, { action: 'rotate', entity: 'sdk_key', entityId: id, detail: { app: rotated.name } });
+    return rotated;
+  });
+  await keyChanges.publish({ kind: 'sdk', appId: id });
+  return toAppResponse(row);
+}
+
+/** Deletes the app: gone from lists and lookups, its SDK key refused at once on every node; its data stays. */
+export async function deleteApp({ db, keyChanges }: { db: Db; keyChanges: Pick<KeyChanges, 'publish'> }, actor: Actor, id: string): Promise<{ ok: true; id: string }> {
+  await db.transaction(async (tx) => {
+    const deleted = await repo.markAppDeleted(tx, actor.orgId, id);
+    if (!deleted) throw notFound('app not found');
+    await recordAudit(tx, actor, { action: 'delete', entity: 'app', entityId: id, detail: { name: deleted.name } });
+  });
+  await keyChanges.publish({ kind: 'sdk', appId: id });
+  return { ok: true, id };
+}

@@ -3,7 +3,7 @@ import { conflict, fieldError } from '../http/errors';
 import { newId } from '../shared/ids';
 import { issueApiKey, type IssuedApiKey } from './api-keys';
 import { recordAudit } from './audit';
-import { endSessionsOf, type SessionPrincipal } from './sessions';
+import { endSessionsOf, type Role, type SessionPrincipal } from './sessions';
 
 /** Argon2id, as Bun ships it. */
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' });
@@ -17,12 +17,25 @@ export async function createOrganization(db: Queryable, name: string): Promise<s
   return id;
 }
 
-export async function createUser(db: Queryable, input: { orgId: string; email: string; password: string }): Promise<string> {
-  return insertUser(db, { orgId: input.orgId, email: input.email, passwordHash: await hashPassword(input.password) });
+/** A user and their membership of `orgId`: admin unless a role is given (the CLI's operator adds admins). */
+export async function createUser(db: Queryable, input: { orgId: string; email: string; password: string; role?: Role }): Promise<string> {
+  const userId = await insertUser(db, { orgId: input.orgId, email: input.email, passwordHash: await hashPassword(input.password) });
+  await addMembership(db, { orgId: input.orgId, userId, role: input.role ?? 'admin' });
+  return userId;
 }
 
+/** Makes the user a member of the organization with `role`; a member already there keeps their role. */
+export async function addMembership(db: Queryable, input: { orgId: string; userId: string; role: Role }): Promise<boolean> {
+  const rows = await db.query(
+    'INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (org_id, user_id) DO NOTHING RETURNING user_id',
+    [input.orgId, input.userId, input.role],
+  );
+  return rows.length > 0;
+}
+
+
 /** Emails are unique without regard to case; a taken one answers 409 and writes nothing. */
-async function insertUser(db: Queryable, input: { orgId: string; email: string; passwordHash: string }): Promise<string> {
+export async function insertUser(db: Queryable, input: { orgId: string; email: string; passwordHash: string }): Promise<string> {
   const rows = await db.query(
     `INSERT INTO users (id, org_id, email, password_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
     [newId(), input.orgId, input.email, input.passwordHash],
@@ -41,6 +54,8 @@ export async function register(db: Db, input: { email: string; password: string;
   return db.transaction(async (tx) => {
     const orgId = await createOrganization(tx, input.organization);
     const userId = await insertUser(tx, { orgId, email: input.email, passwordHash });
+    // The first user of an organization is its owner.
+    await addMembership(tx, { orgId, userId, role: 'owner' });
     return { userId, orgId };
   });
 }
@@ -49,15 +64,24 @@ export async function organizationExists(db: Queryable, orgId: string): Promise<
   return (await db.query('SELECT 1 FROM organizations WHERE id = $1', [orgId])).length > 0;
 }
 
+/**
+ * The user behind an email and password, and the organization sign-in opens: the user's own
+ * (users.org_id, the one they made or last joined) while they are a member of it, else the one
+ * they joined last. A user who is a member of none signs in nowhere: null, as for a wrong password.
+ */
 export async function checkCredentials(db: Queryable, email: string, password: string): Promise<{ userId: string; orgId: string } | null> {
-  const rows = await db.query<{ id: string; org_id: string; password_hash: string }>(
-    'SELECT id, org_id, password_hash FROM users WHERE lower(email) = lower($1)',
+  const rows = await db.query<{ id: string; org_id: string | null; password_hash: string }>(
+    `SELECT u.id, m.org_id, u.password_hash FROM users u
+     LEFT JOIN LATERAL (
+       SELECT org_id FROM memberships WHERE user_id = u.id ORDER BY (org_id = u.org_id) DESC, created_at DESC LIMIT 1
+     ) m ON TRUE
+     WHERE lower(u.email) = lower($1)`,
     [email],
   );
   const user = rows[0];
   decoyHash ??= hashPassword('decoy password that matches nothing');
   const valid = await Bun.password.verify(password, user?.password_hash ?? (await decoyHash));
-  return user && valid ? { userId: user.id, orgId: user.org_id } : null;
+  return user && valid && user.org_id ? { userId: user.id, orgId: user.org_id } : null;
 }
 
 /**

@@ -53,7 +53,7 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         const ended = await changePassword(db, session, { currentPassword: body.current_password, newPassword: body.new_password });
         return { ok: true, ended_sessions: ended };
       },
-      { session: true, body: ChangePasswordBody, detail: { summary: 'Change the password', ...documented({ 200: ["changed; the user's other sessions ended", SessionsEndedBody] }) } },
+      { session: 'any-role', body: ChangePasswordBody, detail: { summary: 'Change the password', ...documented({ 200: ["changed; the user's other sessions ended", SessionsEndedBody] }) } },
     )
     .post(
       '/api/dashboard/sessions/revoke-all',
@@ -66,6 +66,6 @@ export function authRoutes(deps: AuthDeps & { config: Pick<Config, 'sessionSecre
         set.headers['set-cookie'] = clearedSessionCookie(secure);
         return { ok: true, ended_sessions: ended };
       },
-      { session: true, detail: { summary: 'Sign out everywhere', ...documented({ 200: ['every session of the user ended, this one included', SessionsEndedBody] }) } },
+      { session: 'any-role', detail: { summary: 'Sign out everywhere', ...documented({ 200: ['every session of the user ended, this one included', SessionsEndedBody] }) } },
     );
 }

@@ -30,7 +30,7 @@ export interface AuthenticatedSdkApp extends SdkApp {
 export async function authenticateSdkKey(db: Queryable, presented: string | undefined | null): Promise<AuthenticatedSdkApp | null> {
   if (!presented || !SDK_KEY_PATTERN.test(presented)) return null;
   const rows = await db.query<{ id: string; org_id: string; platform: string; reattribution_days: number; settings: Record<string, unknown>; rate_limit_per_minute: number | null }>(
-    'SELECT id, org_id, platform, reattribution_days, settings, rate_limit_per_minute FROM apps WHERE sdk_key_hash = $1',
+    'SELECT id, org_id, platform, reattribution_days, settings, rate_limit_per_minute FROM apps WHERE sdk_key_hash = $1 AND deleted_at IS NULL',
     [sha256Hex(presented)],
   );
   const row = rows[0];

@@ -5,10 +5,16 @@ import { newId } from '../shared/ids';
 export const SESSION_COOKIE = 'svc_session';
 const SESSION_DAYS = 14;
 
+/** A member's role in an organization (docs/security.md, "Roles"). */
+export const ROLES = ['owner', 'admin', 'analyst'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface SessionPrincipal {
   sessionId: string;
   userId: string;
   orgId: string;
+  /** Read from the membership on every request, so a role change or a removal counts from the next one. */
+  role: Role;
 }
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
@@ -36,13 +42,15 @@ export async function verifySession(db: Queryable, secret: string, token: string
   try {
     const { payload } = await jwtVerify(token, keyOf(secret), { algorithms: ['HS256'] });
     if (!payload.jti || !payload.sub) return null;
-    const rows = await db.query<{ user_id: string; org_id: string }>(
-      'SELECT user_id, org_id FROM sessions WHERE id = $1 AND revoked_at IS NULL AND expires_at > now()',
+    // No membership (the user was removed) means no session, whatever the cookie says.
+    const rows = await db.query<{ user_id: string; org_id: string; role: Role }>(
+      `SELECT s.user_id, s.org_id, m.role FROM sessions s JOIN memberships m ON m.org_id = s.org_id AND m.user_id = s.user_id
+       WHERE s.id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
       [payload.jti],
     );
     const row = rows[0];
     if (!row || row.user_id !== payload.sub) return null;
-    return { sessionId: payload.jti, userId: row.user_id, orgId: row.org_id };
+    return { sessionId: payload.jti, userId: row.user_id, orgId: row.org_id, role: row.role };
   } catch {
     return null;
   }

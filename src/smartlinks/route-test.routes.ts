@@ -10,7 +10,8 @@ export function routeTestRoutes(deps: AuthDeps & RouteTestDeps) {
   return new Elysia({ name: 'smartlinks-route-test' })
     .use(authPlugin(deps))
     .post('/api/dashboard/route-test', ({ body, session }) => testRoute(deps, session.orgId, body), {
-      session: true,
+      // A simulation that stores nothing: analysts may run it.
+      session: 'any-role',
       body: RouteTestBody,
       transform: strictBody(RouteTestBody),
       detail: { summary: "Test a smart link's routing for a given visitor (records nothing)", ...documented({ 200: ['the facts, the decision and the IP pool lookup', RouteTestResultBody], 404: ['no smart link with that slug in this organization'] }) },

@@ -85,6 +85,19 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
   const credentials: Credentials = { apiKey: me.apiKey, sdkKey: app.sdk_key, cookie: me.cookie };
   // Erasure requests name subjects of their own: the fixture's device and click stay.
   const erasure = await created(t, '/api/v1/privacy/erasure', auth, { click_id: `gone-${newId()}` });
+  // Members and apps of their own for the requests that remove or rotate: the fixture's stay.
+  const spareApp = await created(t, '/api/v1/apps', auth, { name: 'Spare app', platform: 'ios' });
+  const doomedApp = await created(t, '/api/v1/apps', auth, { name: 'Doomed app', platform: 'ios' });
+  const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+  const spareInvite = await created(t, '/api/dashboard/invites', session, { email: `spare-${newId().toLowerCase()}@example.com`, role: 'analyst' });
+  const spareMember = await created(t, '/api/dashboard/invites/accept', { origin: TEST_BASE_URL }, { token: tokenOf(spareInvite.url), password: PASSWORD });
+  const doomedMember = await created(t, '/api/dashboard/invites/accept', { origin: TEST_BASE_URL }, {
+    token: tokenOf((await created(t, '/api/dashboard/invites', session, { email: `doomed-${newId().toLowerCase()}@example.com`, role: 'analyst' })).url),
+    password: PASSWORD,
+  });
+  const openInvite = await created(t, '/api/dashboard/invites', session, { email: `open-${newId().toLowerCase()}@example.com`, role: 'admin' });
+  const withdrawnInvite = await created(t, '/api/dashboard/invites', session, { email: `withdrawn-${newId().toLowerCase()}@example.com`, role: 'admin' });
+  const acceptedInvite = await created(t, '/api/dashboard/invites', session, { email: `accepted-${newId().toLowerCase()}@example.com`, role: 'analyst' });
 
   const requests: Record<string, ValidRequest> = {
     'POST /api/dashboard/apps': {
@@ -101,6 +114,16 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
       }),
     },
     'GET /api/dashboard/apps': { path: '/api/dashboard/apps?limit=5' },
+    'POST /api/dashboard/apps/{id}/rotate-sdk-key': { path: `/api/dashboard/apps/${spareApp.id}/rotate-sdk-key` },
+    'DELETE /api/dashboard/apps/{id}': { path: `/api/dashboard/apps/${doomedApp.id}` },
+    'GET /api/dashboard/members': { path: '/api/dashboard/members?limit=5' },
+    'PATCH /api/dashboard/members/{user_id}': { path: `/api/dashboard/members/${spareMember.user_id}`, body: () => ({ role: 'admin' }) },
+    'DELETE /api/dashboard/members/{user_id}': { path: `/api/dashboard/members/${doomedMember.user_id}` },
+    'GET /api/dashboard/invites': { path: '/api/dashboard/invites?limit=5' },
+    'POST /api/dashboard/invites': { path: '/api/dashboard/invites', body: () => ({ email: `i-${newId().toLowerCase()}@example.com`, role: 'analyst' }) },
+    'DELETE /api/dashboard/invites/{id}': { path: `/api/dashboard/invites/${withdrawnInvite.id}` },
+    'POST /api/dashboard/invites/accept': { path: '/api/dashboard/invites/accept', body: () => ({ token: tokenOf(acceptedInvite.url), password: PASSWORD }) },
+    'GET /api/dashboard/audit': { path: '/api/dashboard/audit?limit=5' },
     'PATCH /api/dashboard/apps/{id}': { path: `/api/dashboard/apps/${app.id}`, body: () => ({ name: 'Play app', rate_limit_per_minute: null }) },
     'GET /api/dashboard/reports/cohorts': { path: `/api/dashboard/reports/cohorts?from=${day}&to=${today}&group_by=campaign,day&days=0,1,7&campaign_id=${campaign.id}&app_id=${app.id}&partner=meta&country=US&platform=android&reattributions=include&activity=sessions` },
     'GET /api/dashboard/export': { path: `/api/dashboard/export?type=clicks&from=${day}&to=${day}` },
@@ -280,6 +303,9 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'GET /links': { path: '/links' },
     'GET /apps': { path: '/apps' },
     'GET /keys': { path: '/keys' },
+    'GET /members': { path: '/members' },
+    'GET /audit': { path: '/audit' },
+    'GET /invite/{token}': { path: `/invite/${tokenOf(openInvite.url)}` },
     'GET /invalid-clicks': { path: '/invalid-clicks?days=7' },
     'GET /links/{id}': { path: `/links/${link.id}` },
     'POST /login': { path: '/login', body: () => ({ email: me.email, password: PASSWORD }) },

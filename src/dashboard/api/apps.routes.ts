@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { documented } from '../../http/documented';
 import { AppParams, CreateAppBody, ListAppsQuery, PatchAppBody } from '../../apps/apps.model';
-import { createApp, listApps, patchApp } from '../../apps/apps.service';
+import { createApp, deleteApp, listApps, patchApp, rotateSdkKey } from '../../apps/apps.service';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { pageAnswer } from '../../http/pagination';
 import type { KeyChanges } from '../../auth/key-changes';
@@ -32,5 +32,15 @@ export function dashboardAppsRoutes(deps: AuthDeps & { keyChanges: KeyChanges })
       body: PatchAppBody,
       transform: strictBody(PatchAppBody),
       detail: { summary: 'Change an app (as PATCH /api/v1/apps/{id})' },
+    })
+    .post('/api/dashboard/apps/:id/rotate-sdk-key', ({ params, session }) => rotateSdkKey({ db, keyChanges }, { orgId: session.orgId, userId: session.userId }, params.id), {
+      session: true,
+      params: AppParams,
+      detail: { summary: 'A new SDK key for the app; the old one is refused at once', ...documented({ 200: ['the app with its new SDK key'], 404: ['no such app in the organization'] }) },
+    })
+    .delete('/api/dashboard/apps/:id', ({ params, session }) => deleteApp({ db, keyChanges }, { orgId: session.orgId, userId: session.userId }, params.id), {
+      session: true,
+      params: AppParams,
+      detail: { summary: 'Delete an app: its SDK key is refused at once; its data stays for reports', ...documented({ 200: ['deleted'], 404: ['no such app in the organization'] }) },
     });
 }

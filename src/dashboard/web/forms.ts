@@ -77,6 +77,8 @@ export interface ApiFormOptions {
   label?: string;
   /** Send only the controls whose value differs from the page's: an edit form changes only what the user changed. */
   changedOnly?: boolean;
+  /** The id of an element of the page the script fetches afresh after a success (a list the answer adds to). */
+  refresh?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export interface ApiFormOptions {
 export function apiForm(options: ApiFormOptions, controls: Html | Html[]): Html {
   return html`<form class="stack" novalidate id="${options.id}" data-api="${options.api}" data-method="${options.method ?? 'POST'}" data-success="${options.success ?? 'reload'}"${
     options.result ? html` data-result="${options.result}"` : ''
-  }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}${options.changedOnly ? html` data-send="changed"` : ''}>
+  }${options.body ? html` data-body="${JSON.stringify(options.body)}"` : ''}${options.label ? html` aria-label="${options.label}"` : ''}${options.changedOnly ? html` data-send="changed"` : ''}${options.refresh ? html` data-refresh="${options.refresh}"` : ''}>
 ${controls}
 <p class="error" role="alert" data-error-for="" hidden></p>
 <div class="actions"><button type="submit">${options.submit}</button></div>

@@ -1,5 +1,5 @@
 import { assetUrl } from './assets.routes';
-import { html, type Html } from './html';
+import { Html, html } from './html';
 
 /** The pages of the signed-in app, in the order the navigation lists them. */
 export const NAVIGATION = [
@@ -9,6 +9,8 @@ export const NAVIGATION = [
   { path: '/keys', label: 'API keys' },
   { path: '/campaigns', label: 'Campaigns' },
   { path: '/invalid-clicks', label: 'Invalid clicks' },
+  { path: '/members', label: 'Members' },
+  { path: '/audit', label: 'Audit log' },
   { path: '/settings', label: 'Settings' },
   { path: '/docs', label: 'API reference' },
 ] as const;
@@ -49,6 +51,17 @@ ${content}
 </main>
 </body>
 </html>`;
+}
+
+/**
+ * A signed-in page as a member with `role` sees it. An analyst's page says it is read-only and
+ * carries data-role on its body, which hides every control that writes (assets/app.css, "Roles"):
+ * the pages are rendered the same for every role, and the API refuses an analyst's write anyway.
+ */
+export function forRole(page: Html, role: string): Html {
+  if (role !== 'analyst') return page;
+  const notice = '<p class="read-only-notice" role="note">You have read-only access (analyst): an owner can change your role under Members.</p>';
+  return new Html(page.text.replace('<body>', '<body data-role="analyst">').replace('<main id="main">', `<main id="main">\n${notice}`));
 }
 
 /**

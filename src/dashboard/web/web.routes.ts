@@ -4,6 +4,10 @@ import { linkStats } from '../../analytics/link-stats/link-stats.service';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
 import { listApiKeyPage } from '../../auth/api-keys';
+import { listAuditLog } from '../../audit-log/audit-log.service';
+import { InviteTokenParams } from '../../members/members.model';
+import { listMembers } from '../../members/members.service';
+import { listInvites, readInvite } from '../../members/invites.service';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { CampaignParams } from '../../campaigns/campaigns.model';
 import { getCampaign, listCampaigns } from '../../campaigns/campaigns.service';
@@ -22,8 +26,11 @@ import { selectInvalidThreshold } from '../../protect/settings.repo';
 import { getSettings } from '../../settings/settings.service';
 import type { Clock } from '../../shared/ids';
 import { html, htmlResponse, type Html } from './html';
-import { appPage } from './layout';
+import { appPage, forRole } from './layout';
 import { appsPage } from './pages/apps.page';
+import { auditPage } from './pages/audit.page';
+import { invitePage } from './pages/invite.page';
+import { membersPage } from './pages/members.page';
 import { CAMPAIGNS_QUERY_FIELDS, campaignsView } from './campaigns-view';
 import { campaignPage } from './pages/campaign.page';
 import { INVALID_CLICKS_PAGE_ROWS, invalidClicksPage } from './pages/invalid-clicks.page';
@@ -71,7 +78,7 @@ export function webRoutes(deps: WebDeps) {
     const session = await sessionOf(request);
     if (!session) return seeOther('/login');
     try {
-      return htmlResponse(await render(session));
+      return htmlResponse(forRole(await render(session), session.role));
     } catch (error) {
       // A page link whose cursor is not this list's (edited, or another organization's).
       if (isCursorRefusal(error)) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
@@ -142,6 +149,23 @@ export function webRoutes(deps: WebDeps) {
       }), {
       query: t.Object({ days: t.Optional(t.String({ maxLength: 8 })) }),
       ...page('Invalid clicks: the table, the CSV and the Google Ads sync'),
+    })
+    .get('/members', ({ request, query }) =>
+      signedIn(request, async (session) => {
+        const [members, invites] = await Promise.all([listMembers(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), listInvites(deps, session.orgId, { limit: WEB_PAGE_ROWS })]);
+        return membersPage({ members, invites: invites.data, first: query.cursor === undefined, viewer: session });
+      }), { query: PageLinkQuery, ...page('Members and their roles; owners invite, change roles and remove', BAD_PAGE_LINK) })
+    .get('/audit', ({ request, query }) => signedIn(request, async (session) => auditPage(await listAuditLog(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined })), {
+      query: PageLinkQuery,
+      ...page('The audit log: who changed what and when, newest first, a page at a time', BAD_PAGE_LINK),
+    })
+    // No session needed: the link's token is the invitation.
+    .get('/invite/:token', async ({ params }) => {
+      const invite = await readInvite(deps, params.token);
+      return htmlResponse(invitePage(params.token, invite), invite ? 200 : 404);
+    }, {
+      params: InviteTokenParams,
+      detail: { tags: ['Web app'], summary: 'An invite link: set a password or sign in, and join', responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 404: { description: 'a link used, withdrawn, expired or unknown: a page saying so', content: { 'text/html': {} } } } },
     })
     .get('/settings', ({ request }) =>
       signedIn(request, async (session) => {

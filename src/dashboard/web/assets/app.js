@@ -242,6 +242,8 @@
 
   /** What a success does, from data-success: reload, redirect:<path>, show-json or show:<field> (fills the result); any other value only reveals the result's box. */
   function succeed(element, payload) {
+    // For the sections below that act after any success (a list's refresh).
+    document.dispatchEvent(new CustomEvent('api:success', { detail: { element: element, payload: payload } }));
     var success = element.getAttribute('data-success') || 'reload';
     // Another script of the page may show the answer its own way (the rules editor's route test).
     element.dispatchEvent(new CustomEvent('api-success', { bubbles: true, detail: payload }));
@@ -543,5 +545,50 @@
     var overview = document.querySelector('[data-overview]');
     if (overview) startOverview(overview);
     startCampaigns();
+  });
+})();
+
+/*
+ * ---- Members, apps and keys: lists that refresh, copy buttons --------------------------------
+ * A form or button with data-refresh="<id>" fetches its page afresh after a success and swaps in
+ * that element, so a new key or invite shows in its list without a reload (and the answer shown
+ * once stays on screen). A button with data-copy="<id>" copies that element's text.
+ */
+(function () {
+  'use strict';
+
+  function refresh(id) {
+    return fetch(window.location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (text) {
+        if (text === null) return;
+        var fresh = new DOMParser().parseFromString(text, 'text/html').getElementById(id);
+        var current = document.getElementById(id);
+        if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+      });
+  }
+
+  document.addEventListener('api:success', function (event) {
+    var id = event.detail.element.getAttribute('data-refresh');
+    if (id) refresh(id);
+  });
+
+  function copied(id, text) {
+    var status = document.querySelector('[data-copied-for="' + id.replace(/"/g, '') + '"]');
+    if (status) status.textContent = text;
+  }
+
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest && event.target.closest('button[data-copy]');
+    if (!button) return;
+    var id = button.getAttribute('data-copy');
+    var source = document.getElementById(id);
+    if (!source) return;
+    var text = source.textContent || '';
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(function () { copied(id, 'Copied.'); }, function () { copied(id, 'Copy failed: select the text and copy it.'); });
+    } else {
+      copied(id, 'Select the text and copy it.');
+    }
   });
 })();

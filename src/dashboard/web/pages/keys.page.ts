@@ -1,5 +1,6 @@
 import type { ApiKeyListing } from '../../../auth/api-keys';
 import type { Page } from '../../../http/pagination';
+import { copyBox } from '../copy-box';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
@@ -25,24 +26,22 @@ ${key.revoked_at ? html`<td>—</td>` : limitCell({ form: `key-limit-${key.id}`,
     html`<div class="panel">
 <h2>New API key</h2>
 <p class="muted small">For server-to-server calls (<code>Authorization: Bearer …</code>). One key per integration, so each can be revoked alone. Never put a key in a web page or an app.</p>
-${apiForm({ id: 'new-key', api: '/api/dashboard/keys', submit: 'Create key', success: 'show:api_key', result: 'new-key-value' }, [
+${apiForm({ id: 'new-key', api: '/api/dashboard/keys', submit: 'Create key', success: 'show:api_key', result: 'new-key-value', refresh: 'keys-list' }, [
   field('new-key', { name: 'name', label: 'Name', required: true, placeholder: 'Postbacks from the ad network' }),
   newLimitField('new-key', deploymentLimit),
 ])}
-<div data-result-box hidden>
-<p class="notice" role="status">Copy the key now: it is shown this once and stored only as a hash.</p>
-<code class="secret" id="new-key-value" tabindex="0"></code>
-<p><a href="/keys">Done</a></p>
-</div>
+${copyBox({ id: 'new-key-value', notice: 'Copy the key now: it is shown this once and stored only as a hash.' })}
 </div>
 <div class="panel">
 <h2>Keys</h2>
+<div id="keys-list">
 ${keys.length === 0
   ? html`<p class="muted">No keys yet.</p>`
   : html`<div class="table-box"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created (UTC)</th><th scope="col">Last used</th><th scope="col">Rate limit</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`}
 ${pager('/keys', { next_cursor: page.next_cursor, first: where.first, shown: keys.length })}
+</div>
 </div>`,
   );
 }
