@@ -85,7 +85,7 @@ for (const backend of BROWSER_BACKENDS) {
       await edited.waitFor();
 
       await mark();
-      await edited.getByRole('button', { name: 'Rotate the SDK key of Shop Deluxe' }).click();
+      await edited.getByRole('button', { name: 'Rotate SDK key of Shop Deluxe' }).click();
       const shown = page.locator('#rotated-sdk-key');
       await shown.waitFor({ state: 'visible' });
       const newKey = (await shown.textContent()) ?? '';

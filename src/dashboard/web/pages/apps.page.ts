@@ -19,7 +19,7 @@ ${apiForm({ id: form, api: `/api/dashboard/apps/${app.id}`, method: 'PATCH', sub
 ])}
 </details>
 <div class="actions">
-<button type="button" class="secondary" data-api="/api/dashboard/apps/${app.id}/rotate-sdk-key" data-method="POST" data-confirm="Rotate the SDK key of ${app.name}? Builds with the old key are refused at once." data-success="show:sdk_key" data-result="rotated-sdk-key" data-refresh="apps-list" data-error="app-error-${app.id}" aria-label="Rotate the SDK key of ${app.name}">Rotate SDK key</button>
+<button type="button" class="secondary" data-api="/api/dashboard/apps/${app.id}/rotate-sdk-key" data-method="POST" data-confirm="Rotate the SDK key of ${app.name}? Builds with the old key are refused at once." data-success="show:sdk_key" data-result="rotated-sdk-key" data-refresh="apps-list" data-error="app-error-${app.id}" aria-label="Rotate SDK key of ${app.name}">Rotate SDK key</button>
 <button type="button" class="danger" data-api="/api/dashboard/apps/${app.id}" data-method="DELETE" data-confirm="Delete ${app.name}? Its SDK key is refused at once; its reports stay." data-error="app-error-${app.id}" aria-label="Delete ${app.name}">Delete</button>
 </div>
 <p class="error" id="app-error-${app.id}" role="alert" hidden></p>`;

@@ -31,7 +31,7 @@ function invitesTable(invites: readonly InviteView[], owner: boolean): Html {
   if (invites.length === 0) return html`<p class="muted" id="invites-list">No open invites.</p>`;
   const rows = invites.map(
     (invite) => html`<tr><td>${invite.email}</td><td>${invite.role}</td><td>${day(invite.expires_at)}</td><td>${owner
-      ? html`<button type="button" class="danger" data-api="/api/dashboard/invites/${invite.id}" data-method="DELETE" data-error="invite-error-${invite.id}" aria-label="Withdraw the invite of ${invite.email}">Withdraw</button><p class="error" id="invite-error-${invite.id}" role="alert" hidden></p>`
+      ? html`<button type="button" class="danger" data-api="/api/dashboard/invites/${invite.id}" data-method="DELETE" data-error="invite-error-${invite.id}" aria-label="Withdraw invite of ${invite.email}">Withdraw</button><p class="error" id="invite-error-${invite.id}" role="alert" hidden></p>`
       : ''}</td></tr>`,
   );
   return html`<div class="table-box" id="invites-list"><table>
