@@ -17,7 +17,7 @@ const slugsOf = (html: string) => [...html.matchAll(/<td><a href="\/links\/[^"]+
 for (const backend of backends()) {
   describe(`web app pages on ${backend.name}`, async () => {
     const db = await backend.create();
-    const t = await testApp(db, {}, { mirror: false, workers: false });
+    const t = await testApp(db, {}, { workers: false });
     const get = (path: string, cookie: string) => t.request(path, { headers: { cookie, origin: ORIGIN } });
 
     test('/links shows 100 links a page and "Next page" reaches every one of 250', async () => {

@@ -46,7 +46,7 @@ for (const backend of backends()) {
     const b = await orgWithKey(db, 'B');
     const mine = await seed(db, a, 'a');
     const theirs = await seed(db, b, 'b');
-    const [alpha, bravo, charlie, delta, echo] = mine.slugs;
+    const [alpha, bravo, charlie, delta, echo] = mine.slugs as [string, string, string, string, string];
 
     test('without parameters: newest first, as before', async () => {
       expect(await allPages(t, a, '')).toEqual([echo, delta, charlie, bravo, alpha]);

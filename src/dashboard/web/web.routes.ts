@@ -22,13 +22,14 @@ import { getSettings } from '../../settings/settings.service';
 import type { Clock } from '../../shared/ids';
 import { html, htmlResponse, type Html } from './html';
 import { appPage } from './layout';
+import { linkQrFile, QR_FILE_TYPES } from './link-qr';
+import { LinksPageQuery, linksView } from './links-view';
 import { appsPage } from './pages/apps.page';
 import { CAMPAIGNS_QUERY_FIELDS, campaignsView } from './campaigns-view';
 import { campaignPage } from './pages/campaign.page';
 import { INVALID_CLICKS_PAGE_ROWS, invalidClicksPage } from './pages/invalid-clicks.page';
 import { keysPage } from './pages/keys.page';
 import { linkPage } from './pages/link.page';
-import { linksPage } from './pages/links.page';
 import { overviewPage } from './pages/overview.page';
 import { SETTINGS_RATES_SHOWN, settingsPage } from './pages/settings.page';
 import { loginPage, registerPage } from './pages/sign-in.page';
@@ -56,6 +57,12 @@ const page = (summary: string, responses: Record<number, object> = {}) => ({
   },
 });
 
+const qrFile = (format: keyof typeof QR_FILE_TYPES) =>
+  page(`A link's QR code of its short URL, as a ${format.toUpperCase()} download`, {
+    200: { description: 'the file', content: { [QR_FILE_TYPES[format]]: {} } },
+    404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } },
+  });
+
 const seeOther = (location: string) => new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } });
 
 /**
@@ -66,11 +73,12 @@ const seeOther = (location: string) => new Response(null, { status: 302, headers
 export function webRoutes(deps: WebDeps) {
   const { db, config } = deps;
   const sessionOf = (request: Request) => verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
-  const signedIn = async (request: Request, render: (session: SessionPrincipal) => Promise<Html>): Promise<Response> => {
+  const signedIn = async (request: Request, render: (session: SessionPrincipal) => Promise<Html | Response>): Promise<Response> => {
     const session = await sessionOf(request);
     if (!session) return seeOther('/login');
     try {
-      return htmlResponse(await render(session));
+      const answer = await render(session);
+      return answer instanceof Response ? answer : htmlResponse(answer);
     } catch (error) {
       // A page link whose cursor is not this list's (edited, or another organization's).
       if (isCursorRefusal(error)) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
@@ -97,11 +105,18 @@ export function webRoutes(deps: WebDeps) {
         const [realtime, links] = await Promise.all([realtimeSnapshot(deps, session.orgId), listLinks(deps, session.orgId, { limit: 1 })]);
         return overviewPage(realtime, links.data.length > 0);
       }), page('Overview: realtime counters and the per-minute chart'))
-    .get('/links', ({ request, query }) =>
-      signedIn(request, async (session) => {
-        const [links, campaigns] = await Promise.all([listLinks(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), listCampaigns(deps, session.orgId, { limit: 1000 })]);
-        return linksPage(links, campaigns.data, { first: query.cursor === undefined });
-      }), { query: PageLinkQuery, ...page('Links: create, pause and resume; a page of links at a time', BAD_PAGE_LINK) })
+    .get('/links', ({ request, query }) => signedIn(request, (session) => linksView(deps, session.orgId, query, WEB_PAGE_ROWS)), {
+      query: LinksPageQuery,
+      ...page('Links: create, pause and resume; search, filters, order and clicks per link, a page at a time', BAD_PAGE_LINK),
+    })
+    .get('/links/:id/qr.svg', ({ request, params }) => signedIn(request, async (session) => linkQrFile(await getLink(deps, session.orgId, params.id), 'svg')), {
+      params: LinkParams,
+      ...qrFile('svg'),
+    })
+    .get('/links/:id/qr.png', ({ request, params }) => signedIn(request, async (session) => linkQrFile(await getLink(deps, session.orgId, params.id), 'png')), {
+      params: LinkParams,
+      ...qrFile('png'),
+    })
     .get('/links/:id', ({ request, params }) => signedIn(request, async (session) => linkPage(await getLink(deps, session.orgId, params.id))), {
       params: LinkParams,
       ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
