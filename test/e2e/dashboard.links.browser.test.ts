@@ -230,5 +230,13 @@ for (const backend of BROWSER_BACKENDS) {
       expect(decodeQrPng(Buffer.from(dataUrl.split(',')[1]!, 'base64'))).toBe(url);
       watched.assertClean();
     });
+
+    test('at 375 px every control is labelled and the table scrolls in its own box', async () => {
+      await page.setViewportSize(VIEWPORTS.phone);
+      await page.goto(`${base}/links?kind=smart`);
+      await checkPage(page);
+      await page.setViewportSize(VIEWPORTS.desktop);
+      watched.assertClean();
+    });
   });
 }
