@@ -1,5 +1,6 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { breakdownRoutes } from './analytics/breakdown/breakdown.routes';
+import { linkStatsRoutes } from './analytics/link-stats/link-stats.routes';
 import { cohortsRoutes } from './analytics/cohorts/cohorts.routes';
 import { appsRoutes } from './apps/apps.routes';
 import { authRoutes } from './auth/auth.routes';
@@ -82,6 +83,7 @@ function createApp(services: Services, native: NativeRoutes) {
     subscriptionsRoutes(services),
     uninstallsRoutes(services),
     breakdownRoutes(services),
+    linkStatsRoutes(services),
     edgeRoutes(services),
     ippoolRoutes(services),
     protectRoutes(services),

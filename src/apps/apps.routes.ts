@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../http/documented';
 import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { KeyChanges } from '../auth/key-changes';
@@ -18,7 +19,7 @@ export function appsRoutes(deps: AuthDeps & { keyChanges: KeyChanges }) {
         set.status = 201;
         return app;
       },
-      { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key' } },
+      { apiKey: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key', ...documented({ 201: ['the app, with its SDK key'] }) } },
     )
     .get('/api/v1/apps', async ({ query, principal }) => listApps({ db }, principal.orgId, query), {
       apiKey: true,

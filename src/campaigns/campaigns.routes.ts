@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../http/documented';
 import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
@@ -17,7 +18,7 @@ export function campaignsRoutes(deps: AuthDeps) {
         set.status = 201;
         return campaign;
       },
-      { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign' } },
+      { apiKey: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign', ...documented({ 201: ['the campaign'] }) } },
     )
     .get('/api/v1/campaigns', async ({ query, principal }) => listCampaigns({ db }, principal.orgId, query), {
       apiKey: true,
@@ -39,7 +40,7 @@ export function campaignsRoutes(deps: AuthDeps) {
         set.status = 201;
         return campaign;
       },
-      { session: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign (as POST /api/v1/campaigns)' } },
+      { session: true, body: CreateCampaignBody, transform: strictBody(CreateCampaignBody), detail: { summary: 'Create a campaign (as POST /api/v1/campaigns)', ...documented({ 201: ['the campaign'] }) } },
     )
     .get('/api/dashboard/campaigns', async ({ query, session }) => listCampaigns({ db }, session.orgId, query), {
       session: true,

@@ -1,5 +1,6 @@
 import { CursorQuery, PageOf } from '../http/pagination';
 import { t } from 'elysia';
+import { Amount } from '../http/strict-body';
 
 /** The spec's ConversionInput: the JSON body of POST /api/v1/conversions. */
 export const ConversionInput = t.Object(
@@ -7,7 +8,7 @@ export const ConversionInput = t.Object(
     click_id: t.Optional(t.String({ minLength: 4, maxLength: 64 })),
     gclid: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
     event: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
-    value: t.Optional(t.Number({ minimum: 0 })),
+    value: t.Optional(Amount()),
     currency: t.Optional(t.String({ pattern: '^[A-Za-z]{3}$', error: 'Expected exactly 3 letters (ISO 4217)' })),
     order_id: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
   },

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { Amount } from '../http/strict-body';
 
 /** The spec's CostRow. `day` is checked against the calendar by the service as well. */
 export const CostRow = t.Object(
@@ -6,7 +7,7 @@ export const CostRow = t.Object(
     campaign_id: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
     campaign_external_id: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
     day: t.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', error: 'Expected a date as YYYY-MM-DD' }),
-    spend: t.Number({ minimum: 0 }),
+    spend: Amount(),
     currency: t.Optional(t.String({ pattern: '^[A-Za-z]{3}$', error: 'Expected exactly 3 letters (ISO 4217)' })),
     impressions: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   },

@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { CursorQuery } from '../http/pagination';
-import { WholeNumber } from '../http/strict-body';
+import { Amount, WholeNumber } from '../http/strict-body';
 import { Timestamp } from '../shared/timestamp';
 
 export const MAX_AIRINGS = 5000;
@@ -17,7 +17,7 @@ export const TvAiring = t.Object(
     region: t.Optional(t.String({ minLength: 1, maxLength: 128, pattern: '\\S', error: 'must be a region name of 1 to 128 characters' })),
     aired_at: Timestamp(),
     spot_length_sec: t.Optional(WholeNumber({ minimum: 1, maximum: 86_400, error: 'must be a whole number of seconds from 1 to 86400' })),
-    cost: t.Optional(t.Number({ minimum: 0, maximum: 1e15 })),
+    cost: t.Optional(Amount()),
     campaign_external_id: Text(256),
     campaign_id: Text(64),
     window_min: t.Optional(WholeNumber({ minimum: 2, maximum: 60, error: 'must be a whole number of minutes from 2 to 60' })),

@@ -1,4 +1,5 @@
 import { forbidden, type HttpError, unsupportedMediaType } from './errors';
+import { mediaTypeOf } from './media-type';
 
 /**
  * The rule for writes a session cookie can authenticate (docs/security.md, "Cross-site writes"):
@@ -22,10 +23,5 @@ export function sessionWriteRefusal(request: Request, allowedOrigin: string): Ht
   if (origin !== null && origin !== allowedOrigin) return forbidden();
   const type = request.headers.get('content-type');
   if (type === null) return request.body === null ? undefined : unsupportedMediaType();
-  return mediaType(type) === 'application/json' ? undefined : unsupportedMediaType();
-}
-
-function mediaType(contentType: string): string {
-  const end = contentType.indexOf(';');
-  return (end < 0 ? contentType : contentType.slice(0, end)).trim().toLowerCase();
+  return mediaTypeOf(type) === 'application/json' ? undefined : unsupportedMediaType();
 }

@@ -26,3 +26,16 @@ export function strictBody(schema: TSchema) {
  * suits query strings but lets a body carry the wrong type.
  */
 export const WholeNumber = (options: { minimum: number; maximum: number; error?: string }) => t.Number({ ...options, multipleOf: 1 });
+
+/**
+ * The largest amount of money a body may carry in any currency unit: far past any real sale, cost
+ * or revenue, and still a whole number a double holds exactly, so sums stay true. Without a bound
+ * 1e300 would be stored and every report summing it would read as nonsense.
+ */
+export const MAX_AMOUNT = 1e15;
+
+/** An amount of money in a body: 0 to MAX_AMOUNT, or -MAX_AMOUNT to MAX_AMOUNT when it may be negative (a refund). */
+export const Amount = (options: { signed?: boolean; description?: string } = {}) => {
+  const minimum = options.signed ? -MAX_AMOUNT : 0;
+  return t.Number({ minimum, maximum: MAX_AMOUNT, error: `must be a number from ${minimum} to ${MAX_AMOUNT}`, ...(options.description ? { description: options.description } : {}) });
+};

@@ -172,6 +172,13 @@ export async function updateLink(tx: Queryable, orgId: string, id: string, updat
 }
 
 export { isUniqueViolation } from '../db/errors';
+
+/** Deletes the organization's link: what it was, or undefined when it has none with this id. Its clicks stay (clicks hold no key to links). */
+export async function deleteLink(tx: Queryable, orgId: string, id: string): Promise<Pick<LinkRow, 'slug' | 'domain' | 'kind'> | undefined> {
+  const rows = await tx.query<Pick<LinkRow, 'slug' | 'domain' | 'kind'>>('DELETE FROM links WHERE id = $1 AND org_id = $2 RETURNING slug, domain, kind', [id, orgId]);
+  return rows[0];
+}
+
 /**
  * Full replacements of one field (the MCP management tools): the row is written only when the
  * value differs, so a repeat leaves it, updated_at included, as it was. undefined when nothing

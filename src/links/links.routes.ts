@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
+import { documented } from '../http/documented';
 import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import { strictBody } from '../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from './links.model';
-import { createLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
+import { createLink, deleteLink, getLink, listLinks, patchLink, type LinksDeps } from './links.service';
 
 /** Links management API (API key). Every committed write is announced to the redirect caches. */
 export function linksRoutes(deps: LinksDeps & AuthDeps) {
@@ -16,7 +17,7 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
         set.status = 201;
         return link;
       },
-      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link' } },
+      { apiKey: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link', ...documented({ 201: ['the link, with its short URL'] }) } },
     )
     .get('/api/v1/links', async ({ query, principal }) => listLinks(deps, principal.orgId, query), {
       apiKey: true,
@@ -30,5 +31,10 @@ export function linksRoutes(deps: LinksDeps & AuthDeps) {
       body: PatchLinkBody,
       transform: strictBody(PatchLinkBody),
       detail: { summary: 'Change a link: pause, resume, rules' },
+    })
+    .delete('/api/v1/links/:id', ({ params, principal }) => deleteLink(deps, { orgId: principal.orgId, apiKeyId: principal.keyId }, params.id), {
+      apiKey: true,
+      params: LinkParams,
+      detail: { summary: 'Delete a link: its URL answers 404, its clicks stay in the reports' },
     });
 }

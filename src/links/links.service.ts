@@ -268,6 +268,20 @@ export async function patchLink(deps: LinksDeps, actor: Actor, id: string, body:
   return toLinkResponse(row, deps.config);
 }
 
+/**
+ * Deletes a link (docs/management-api.md, "Deleting a link"): /c and /l answer 404 for it from the
+ * next visit on, its slug is free again, and its clicks, installs and conversions stay in the reports.
+ */
+export async function deleteLink(deps: LinksDeps, actor: Actor, id: string): Promise<{ ok: true; id: string }> {
+  await deps.db.transaction(async (tx) => {
+    const row = await repo.deleteLink(tx, actor.orgId, id);
+    if (!row) throw notFound('link not found');
+    await recordAudit(tx, actor, { action: 'delete', entity: 'link', entityId: id, detail: { slug: row.slug, domain: row.domain, kind: row.kind } });
+  });
+  await announce(deps.linkChanges, id);
+  return { ok: true, id };
+}
+
 export interface Replaced {
   link: LinkResponse;
   /** false when the link already had this value: nothing was written, audited or announced. */

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../http/documented';
 import { pageAnswer } from '../http/pagination';
 import { authPlugin, type AuthDeps } from '../auth/auth.plugin';
 import type { Config } from '../config/config';
@@ -18,7 +19,7 @@ export function postbacksRoutes(services: AuthDeps & { config: Pick<Config, 'ses
         set.status = 201;
         return created;
       },
-      { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput), detail: { summary: 'Add a postback destination' } },
+      { apiKey: true, body: DestinationInput, transform: strictBody(DestinationInput), detail: { summary: 'Add a postback destination', ...documented({ 201: ['the destination'] }) } },
     )
     .get('/api/v1/postback-destinations', ({ query, principal }) => listOrgDestinations(deps, principal.orgId, query), {
       apiKey: true,

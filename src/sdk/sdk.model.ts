@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { PLATFORMS } from '../apps/apps.model';
 import { ATTRIBUTION_METHODS } from '../attribution/attribution.model';
 import { NullableTimestamp, Timestamp } from '../shared/timestamp';
+import { Amount, MAX_AMOUNT } from '../http/strict-body';
 
 /** The spec's SDK bodies (interface.md, "Resources and their fields"). Unknown fields are ignored, so older servers accept newer SDKs. */
 
@@ -74,7 +75,7 @@ export const EventsRequest = t.Object({
   events: t.Array(
     t.Object({
       name: t.String({ minLength: 1, maxLength: 64 }),
-      value: nullable(t.Number()),
+      value: t.Optional(t.Union([Amount({ signed: true }), t.Null()], { error: `must be null or a number from ${-MAX_AMOUNT} to ${MAX_AMOUNT}` })),
       currency: nullable(Currency),
       params: nullable(t.Record(t.String(), t.Unknown())),
       occurred_at: t.Optional(Timestamp()),
@@ -124,7 +125,7 @@ export const AdRevenueRequest = t.Object({
       ad_unit: nullable(t.String({ maxLength: 256 })),
       format: nullable(t.String({ maxLength: 64 })),
       placement: nullable(t.String({ maxLength: 256 })),
-      revenue: t.Number({ minimum: 0 }),
+      revenue: Amount(),
       currency: t.Optional(Currency),
       precision: nullable(t.String({ maxLength: 64 })),
       source: nullable(t.String({ maxLength: 128 })),

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { parsePostbackQuery } from '../../src/conversions/conversions.service';
 import { HttpError } from '../../src/http/errors';
+import { MAX_AMOUNT } from '../../src/http/strict-body';
 
 /** The field errors a query gets, or null when it is accepted. */
 function fieldErrorsOf(query: Record<string, string>): Record<string, string[]> | null {
@@ -15,12 +16,22 @@ function fieldErrorsOf(query: Record<string, string>): Record<string, string[]> 
 }
 
 describe('parsePostbackQuery', () => {
-  test('any non-negative finite number, however written, becomes that number', () => {
+  test('any number from 0 to the largest amount, however written, becomes that number', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1e300, noNaN: true, noDefaultInfinity: true }), fc.boolean(), (value, exponent) => {
+      fc.property(fc.double({ min: 0, max: MAX_AMOUNT, noNaN: true, noDefaultInfinity: true }), fc.boolean(), (value, exponent) => {
         const text = exponent ? value.toExponential() : String(value);
         const parsed = parsePostbackQuery({ click_id: 'abcd', value: text });
         expect(parsed.value).toBe(Number(text));
+      }),
+    );
+  });
+
+  test('amounts past the largest are refused on value, however written', () => {
+    fc.assert(
+      fc.property(fc.double({ min: MAX_AMOUNT * (1 + Number.EPSILON * 2), max: 1e300, noNaN: true }), fc.boolean(), (value, exponent) => {
+        const text = exponent ? value.toExponential() : String(value);
+        fc.pre(Number(text) > MAX_AMOUNT);
+        expect(fieldErrorsOf({ click_id: 'abcd', value: text })).toEqual({ value: [`must be a number from 0 to ${MAX_AMOUNT}`] });
       }),
     );
   });

@@ -17,6 +17,7 @@ const slugsOf = (html: string) => [...html.matchAll(/<td><a href="\/links\/[^"]+
 for (const backend of backends()) {
   describe(`web app pages on ${backend.name}`, async () => {
     const db = await backend.create();
+    // With the mirror: a link's page shows its analytics from it.
     const t = await testApp(db, {}, { workers: false });
     const get = (path: string, cookie: string) => t.request(path, { headers: { cookie, origin: ORIGIN } });
 

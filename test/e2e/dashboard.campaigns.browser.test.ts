@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext } from 'playwright-core';
 import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The campaigns and settings pages in Debian's Chromium against the real server: a campaign is
@@ -39,12 +39,7 @@ for (const backend of BROWSER_BACKENDS) {
     };
 
     test('sign up, create a campaign, edit its partner: an error beside the field, then stored', async () => {
-      await page.goto(`${base}/register`);
-      await page.getByLabel('Organization').fill('Acme Campaigns');
-      await page.getByLabel('Email').fill(`campaigns-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${base}/`);
+      await signUpInBrowser(page, base, 'Acme Campaigns');
 
       await page.getByRole('link', { name: 'Campaigns' }).click();
       await page.getByText('New campaign', { exact: true }).click();

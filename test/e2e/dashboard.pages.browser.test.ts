@@ -2,7 +2,7 @@ import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app's edit forms change only what the user changed (an example is offered by a
@@ -41,12 +41,7 @@ for (const backend of BROWSER_BACKENDS) {
     };
 
     test('sign up and create an API key', async () => {
-      await page.goto(`${base}/register`);
-      await page.getByLabel('Organization').fill('Acme Pages');
-      await page.getByLabel('Email').fill(`pages-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${base}/`);
+      await signUpInBrowser(page, base, 'Acme Pages');
       await page.goto(`${base}/keys`);
       await page.getByLabel('Name').fill('Pages test');
       await page.getByRole('button', { name: 'Create key' }).click();

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { LONE_SURROGATE, MAX_JSON_DEPTH, PROTO_NAME, TOO_DEEP } from '../../src/http/json-body';
+import { LONE_SURROGATE, MAX_JSON_DEPTH, NOT_JSON, PROTO_NAME, TOO_DEEP } from '../../src/http/json-body';
+import { MAX_AMOUNT } from '../../src/http/strict-body';
 import { newId } from '../../src/shared/ids';
 import { body, TEST_TRACKING_URL, testApp } from '../support/app';
 import { clickIdOf } from '../support/clicks';
@@ -69,6 +70,19 @@ for (const backend of backends()) {
         expect(await tablesContaining(db, marker)).toEqual([]);
       });
 
+      test('a urlencoded body is read as JSON under the same rules, never as form fields', async () => {
+        const form = { 'content-type': 'application/x-www-form-urlencoded', ...org.auth };
+        const destination = `https://example.com/form-${newId()}`;
+        const fields = await post('/api/v1/links', form, new URLSearchParams({ destination }).toString());
+        expect(await answer(fields)).toEqual({ status: 400, body: { error: { formErrors: [NOT_JSON], fieldErrors: {} } } });
+        expect(await tablesContaining(db, destination)).toEqual([]);
+        const deep = await post('/api/v1/links', form, deepBody(`form-${newId()}`));
+        expect(await answer(deep)).toEqual({ status: 400, body: { error: { formErrors: [TOO_DEEP], fieldErrors: {} } } });
+        // What `curl -d '{...}'` sends: JSON declared as a form, taken as the JSON it is.
+        const json = await post('/api/v1/links', form, JSON.stringify({ destination }));
+        expect(await answer(json)).toMatchObject({ status: 201, body: { destination } });
+      });
+
       test('a string where an object belongs is refused, not read as an object of its characters', async () => {
         const events = await post('/api/sdk/v1/events', sdk, JSON.stringify({ device_id: hashedDeviceId(), events: [{ name: 'x', params: 'abc' }] }));
         expect(await answer(events)).toMatchObject({ status: 400, body: { error: { fieldErrors: { 'events.0.params': expect.any(Array) } } } });
@@ -131,6 +145,31 @@ for (const backend of backends()) {
         const res = await post('/api/sdk/v1/events', sdk, JSON.stringify({ device_id: hashedDeviceId(), events: [{ name, params }] }));
         expect(await answer(res)).toEqual({ status: 200, body: { accepted: 1 } });
         expect(await db.query('SELECT params FROM events WHERE name = $1', [name])).toEqual([{ params }]);
+      });
+    });
+
+    describe('amounts', () => {
+      test('an amount past the largest is a 400 naming it, and nothing is stored; the largest is taken', async () => {
+        const install = await body(await post('/api/sdk/v1/install', sdk, JSON.stringify({ device_id: hashedDeviceId(), platform: 'android' })));
+        const { slug } = await insertLink(db, org.orgId);
+        const clickId = clickIdOf((await t.request(`${TEST_TRACKING_URL}/c/${slug}`)).headers.get('location')!);
+        const day = new Date().toISOString().slice(0, 10);
+        const cases = [
+          { path: '/api/v1/conversions', headers: api, field: 'value', minimum: 0, build: (amount: number) => ({ click_id: clickId, value: amount, currency: 'USD', order_id: `o-${newId()}` }) },
+          { path: '/api/v1/costs', headers: api, field: 'rows.0.spend', minimum: 0, build: (amount: number) => ({ rows: [{ campaign_external_id: `amounts-${newId()}`, day, spend: amount, currency: 'USD' }] }) },
+          { path: '/api/sdk/v1/events', headers: sdk, field: 'events.0.value', minimum: -MAX_AMOUNT, message: `must be null or a number from ${-MAX_AMOUNT} to ${MAX_AMOUNT}`, build: (amount: number) => ({ device_id: hashedDeviceId(), install_id: install.install_id, events: [{ name: `amount-${newId()}`, value: amount, currency: 'USD' }] }) },
+          { path: '/api/sdk/v1/ad-revenue', headers: sdk, field: 'events.0.revenue', minimum: 0, build: (amount: number) => ({ device_id: hashedDeviceId(), install_id: install.install_id, events: [{ network: `net-${newId()}`, revenue: amount, currency: 'USD' }] }) },
+        ];
+        for (const { path, headers, field, minimum, message, build } of cases as ((typeof cases)[number] & { message?: string })[]) {
+          for (const amount of [1e300, MAX_AMOUNT * 2, minimum - 1]) {
+            const sent = JSON.stringify(build(amount));
+            const refusal = message ?? `must be a number from ${minimum} to ${MAX_AMOUNT}`;
+            expect({ path, amount, ...(await answer(await post(path, headers, sent))) }).toEqual({ path, amount, status: 400, body: fieldError(field, refusal) });
+            expect(await tablesContaining(db, sent.match(/"(?:order_id|campaign_external_id|name|network)":"([^"]+)"/)![1]!)).toEqual([]);
+          }
+          const res = await post(path, headers, JSON.stringify(build(MAX_AMOUNT)));
+          expect({ path, status: res.status }).toEqual({ path, status: path === '/api/v1/conversions' ? 201 : 200 });
+        }
       });
     });
 

@@ -26,7 +26,7 @@ const NAME_SLOT = '__hostile_name__';
 
 type Json = any;
 type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] };
-type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> } };
+type Operation = { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses?: Record<string, unknown> };
 
 interface Variant {
   label: string;
@@ -62,6 +62,8 @@ for (const backend of backends()) {
       const missing = operations.filter(([name, operation]) => needsRequest(name, operation) && !fixture.requests[name]).map(([name]) => name);
       expect(missing).toEqual([]);
       const wrong: string[] = [];
+      const undocumented: string[] = [];
+      const operationOf = (name: string) => operations.find(([operationName]) => operationName === name)?.[1];
       for (const [name, request] of Object.entries(fixture.requests)) {
         const credentials = request.credentials ? await request.credentials() : fixture.credentials;
         const raw = request.body ? JSON.stringify(request.body()) : undefined;
@@ -69,8 +71,12 @@ for (const backend of backends()) {
         const ok = request.status === undefined ? res.status >= 200 && res.status < 300 : res.status === request.status;
         if (!ok) wrong.push(`${name}: ${res.status} ${(await res.text()).slice(0, 300)}`);
         else await res.arrayBuffer();
+        // What the route answered is what the document says it answers (201 for a create, not 200).
+        const documentedStatuses = Object.keys(operationOf(name)?.responses ?? {});
+        if (!documentedStatuses.includes(String(res.status))) undocumented.push(`${name}: answered ${res.status}, documented ${documentedStatuses.join(', ')}`);
       }
       expect(wrong).toEqual([]);
+      expect(undocumented).toEqual([]);
     }, 120_000);
 
     test('no hostile input answers 500, and a body nested too deep is refused at once', async () => {

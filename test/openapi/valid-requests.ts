@@ -71,6 +71,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
   const link = await created(t, '/api/v1/links', auth, { destination: 'https://shop.example.com/landing', campaign_id: campaign.id });
   const smart = await created(t, '/api/v1/links', auth, { kind: 'smart', destination: 'https://shop.example.com/', rules: RULES });
   const spareKey = await created(t, '/api/dashboard/keys', session, { name: 'spare' });
+  const spareLinks = [await created(t, '/api/v1/links', auth, {}), await created(t, '/api/v1/links', auth, {})];
   const destination = await created(t, '/api/v1/postback-destinations', auth, { url: 'http://127.0.0.1:9/spare', events: ['lead'] });
   const redirect = await t.request(`${TEST_TRACKING_URL}/c/${link.slug}`);
   const clickId = clickIdOf(redirect.headers.get('location')!);
@@ -129,6 +130,8 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'GET /api/dashboard/links': { path: '/api/dashboard/links?limit=5&q=shop&sort=-slug' },
     'GET /api/dashboard/links/{id}': { path: `/api/dashboard/links/${link.id}` },
     'PATCH /api/dashboard/links/{id}': { path: `/api/dashboard/links/${smart.id}`, body: () => linkPatch() },
+    'DELETE /api/dashboard/links/{id}': { path: `/api/dashboard/links/${spareLinks[0].id}` },
+    'GET /api/dashboard/links/{id}/analytics': { path: `/api/dashboard/links/${smart.id}/analytics` },
     'POST /api/dashboard/password': { path: '/api/dashboard/password', body: () => ({ current_password: PASSWORD, new_password: PASSWORD }) },
     'PUT /api/dashboard/protect/settings': { path: '/api/dashboard/protect/settings', body: () => ({ invalid_threshold: 60 }) },
     // The defaults again: the other requests read the organization's zone and currency.
@@ -255,6 +258,7 @@ export async function validRequests(t: TestApp, db: Db, googleAds: FakeGoogleAds
     'GET /api/v1/links': { path: '/api/v1/links?limit=5&q=shop&kind=tracking&status=active&sort=created_at' },
     'GET /api/v1/links/{id}': { path: `/api/v1/links/${link.id}` },
     'PATCH /api/v1/links/{id}': { path: `/api/v1/links/${smart.id}`, body: () => linkPatch() },
+    'DELETE /api/v1/links/{id}': { path: `/api/v1/links/${spareLinks[1].id}` },
     'GET /api/v1/postback-deliveries': { path: `/api/v1/postback-deliveries?limit=5&status=pending&conversion_id=c1&destination_id=${destination.id}` },
     'POST /api/v1/postback-destinations': { path: '/api/v1/postback-destinations', body: () => ({ url: 'http://127.0.0.1:9/hook', method: 'POST', events: ['purchase'], secret: 'shared-secret-0123456789' }) },
     'GET /api/v1/postback-destinations': { path: '/api/v1/postback-destinations?limit=5' },

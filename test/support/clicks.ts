@@ -37,6 +37,9 @@ export interface ClickOverrides {
   country?: string | null;
   /** The region enrichment would give the address (a city database name such as "Bavaria"). */
   region?: string | null;
+  referer?: string | null;
+  /** A smart-link click's routing decision (docs/click-export.md, "route"). */
+  route?: Record<string, unknown> | null;
   /** With an `ip`: its IP+day and household hashes are stored too, as the pipeline stores them. */
   ipHasher?: IpHasher;
 }
@@ -57,9 +60,9 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
     `INSERT INTO clicks (id, org_id, link_id, campaign_id, created_at, gclid, gbraid, wbraid, campaign_ext_id, ad_group_ext_id,
        creative_id, keyword, match_type, network, device, next_hop_url, transparent_param_present, force_transparent, is_bot,
        latency_ms, ip, ip_day_hash, household_hash, user_agent, os_family, os_version, device_type, drop_reason,
-       risk_score, risk_reasons, country, region)
+       risk_score, risk_reasons, country, region, referer, route)
      VALUES ($1, $2, $3, $4, $5::timestamptz, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-       $24, $25, $26, $27, $28, $29, $30::jsonb, $31, $32)`,
+       $24, $25, $26, $27, $28, $29, $30::jsonb, $31, $32, $33, $34::text::jsonb)`,
     [
       id,
       click.orgId,
@@ -93,6 +96,8 @@ export async function insertClick(db: Queryable, overrides: ClickOverrides): Pro
       JSON.stringify(click.riskReasons ?? []),
       click.country ?? null,
       click.region ?? null,
+      click.referer ?? null,
+      click.route ? JSON.stringify(click.route) : null,
     ],
   );
   return id;

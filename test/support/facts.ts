@@ -11,15 +11,15 @@ const iso = (at: Date | string) => new Date(at).toISOString();
 
 export async function insertInstall(
   db: Queryable,
-  input: { orgId: string; appId: string; installedAt: Date | string; campaignId?: string | null; deviceIdHash?: string; createdAt?: Date | string },
+  input: { orgId: string; appId: string; installedAt: Date | string; campaignId?: string | null; deviceIdHash?: string; createdAt?: Date | string; clickId?: string | null },
 ): Promise<{ installId: string; deviceIdHash: string }> {
   const id = newId();
   const deviceIdHash = input.deviceIdHash ?? hashedDeviceId();
   const installedAt = iso(input.installedAt);
   await db.query(
-    `INSERT INTO installs (id, org_id, app_id, device_id_hash, platform, installed_at, attribution_method, campaign_id, attributed_at, created_at)
-     VALUES ($1, $2, $3, $4, 'android', $5::timestamptz, $6, $7, $5::timestamptz, $8::timestamptz)`,
-    [id, input.orgId, input.appId, deviceIdHash, installedAt, input.campaignId ? 'CLICK_ID' : 'ORGANIC', input.campaignId ?? null, iso(input.createdAt ?? installedAt)],
+    `INSERT INTO installs (id, org_id, app_id, device_id_hash, platform, installed_at, attribution_method, campaign_id, attributed_at, created_at, click_id)
+     VALUES ($1, $2, $3, $4, 'android', $5::timestamptz, $6, $7, $5::timestamptz, $8::timestamptz, $9)`,
+    [id, input.orgId, input.appId, deviceIdHash, installedAt, input.campaignId || input.clickId ? 'CLICK_ID' : 'ORGANIC', input.campaignId ?? null, iso(input.createdAt ?? installedAt), input.clickId ?? null],
   );
   return { installId: id, deviceIdHash };
 }

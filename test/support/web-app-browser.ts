@@ -79,3 +79,13 @@ export async function checkPage(page: Page): Promise<void> {
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   expect(overflow).toBeLessThanOrEqual(0);
 }
+
+/** Creates an organization and its first user through /register, as a visitor would; the page ends on the overview. */
+export async function signUpInBrowser(page: Page, base: string, organization: string): Promise<void> {
+  await page.goto(`${base}/register`);
+  await page.getByLabel('Organization').fill(organization);
+  await page.getByLabel('Email').fill(`${organization.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Date.now()}@example.com`);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${base}/`);
+}

@@ -28,8 +28,8 @@ type Source = 'clicks' | 'installs' | 'conversions' | 'revenue' | 'costs';
 /** An install's platform as the OS family a user agent names, and back (docs/reports.md, "Breakdowns"). */
 const OS_OF_PLATFORM = `CASE i.platform WHEN 'ios' THEN 'iOS' WHEN 'android' THEN 'Android' WHEN 'windows' THEN 'Windows' WHEN 'macos' THEN 'Mac OS' END`;
 const PLATFORM_OF_OS = `CASE k.os_family WHEN 'iOS' THEN 'ios' WHEN 'Android' THEN 'android' WHEN 'Windows' THEN 'windows' WHEN 'Mac OS' THEN 'macos' WHEN 'macOS' THEN 'macos' END`;
-/** The user agent's device type; without one, Google's ValueTrack {device} (m, t, c) spelled the same way. */
-const DEVICE = `coalesce(k.device_type, CASE k.device WHEN 'm' THEN 'mobile' WHEN 't' THEN 'tablet' WHEN 'c' THEN 'desktop' ELSE k.device END)`;
+/** A click (alias k): the user agent's device type; without one, Google's ValueTrack {device} (m, t, c) spelled the same way. */
+export const CLICK_DEVICE_SQL = `coalesce(k.device_type, CASE k.device WHEN 'm' THEN 'mobile' WHEN 't' THEN 'tablet' WHEN 'c' THEN 'desktop' ELSE k.device END)`;
 const NONE = 'CAST(NULL AS TEXT)';
 
 /** Which column or expression gives a dimension for a source; absent: the source does not have it (null). */
@@ -50,7 +50,7 @@ function keyOf(dimension: Exclude<BreakdownDimension, 'day'>, source: Source): s
     case 'os':
       return source === 'clicks' ? 'k.os_family' : source === 'installs' || source === 'revenue' ? OS_OF_PLATFORM : undefined;
     case 'device':
-      return source === 'clicks' ? DEVICE : undefined;
+      return source === 'clicks' ? CLICK_DEVICE_SQL : undefined;
     case 'platform':
       return source === 'clicks' ? PLATFORM_OF_OS : source === 'installs' || source === 'revenue' ? 'i.platform' : undefined;
     case 'network':

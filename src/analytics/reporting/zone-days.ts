@@ -139,6 +139,11 @@ export function zoneWindow(zone: string, from: string, to: string, extraDays = 0
  * numbers are computed here, never taken from input, and checked to be integers.
  */
 export function localDaySql(column: string, intervals: readonly OffsetInterval[]): string {
+  return localBucketSql(column, intervals, 86_400);
+}
+
+/** As localDaySql, for buckets of `bucketSeconds` of local time (3600: the local hour, as hours since 1970-01-01 00:00). */
+export function localBucketSql(column: string, intervals: readonly OffsetInterval[], bucketSeconds: number): string {
   const epoch = `EXTRACT(EPOCH FROM ${column})`;
   const seconds = (value: number) => {
     if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
@@ -150,7 +155,7 @@ export function localDaySql(column: string, intervals: readonly OffsetInterval[]
     const branches = intervals.slice(1).map((interval, index) => `WHEN ${epoch} < ${seconds(interval.startMs / 1000)} THEN ${seconds(intervals[index]!.offsetSeconds)}`);
     offset = `CASE ${branches.join(' ')} ELSE ${seconds(intervals[intervals.length - 1]!.offsetSeconds)} END`;
   }
-  return `CAST(floor((${epoch} + ${offset}) / 86400) AS INTEGER)`;
+  return `CAST(floor((${epoch} + ${offset}) / ${seconds(bucketSeconds)}) AS INTEGER)`;
 }
 
 /** SQL for a DATE column as days since 1970-01-01 (a cost's or a rate's day is already local). */

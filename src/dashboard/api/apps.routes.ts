@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { documented } from '../../http/documented';
 import { AppParams, CreateAppBody, ListAppsQuery, PatchAppBody } from '../../apps/apps.model';
 import { createApp, listApps, patchApp } from '../../apps/apps.service';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
@@ -18,7 +19,7 @@ export function dashboardAppsRoutes(deps: AuthDeps & { keyChanges: KeyChanges })
         set.status = 201;
         return app;
       },
-      { session: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key (as POST /api/v1/apps)' } },
+      { session: true, body: CreateAppBody, transform: strictBody(CreateAppBody), detail: { summary: 'Create an app with its SDK key (as POST /api/v1/apps)', ...documented({ 201: ['the app, with its SDK key'] }) } },
     )
     .get('/api/dashboard/apps', async ({ query, session }) => listApps({ db }, session.orgId, query), {
       session: true,

@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia';
+import { documented } from '../../http/documented';
 import { pageAnswer } from '../../http/pagination';
 import { authPlugin, type AuthDeps } from '../../auth/auth.plugin';
 import { strictBody } from '../../http/strict-body';
 import { CreateLinkBody, LinkParams, ListLinksQuery, PatchLinkBody } from '../../links/links.model';
-import { createLink, getLink, listLinks, patchLink, type LinksDeps } from '../../links/links.service';
+import { createLink, deleteLink, getLink, listLinks, patchLink, type LinksDeps } from '../../links/links.service';
 
 /**
  * The links of the web app (session): the same service, bodies and answers as /api/v1/links,
@@ -20,7 +21,7 @@ export function dashboardLinksRoutes(deps: LinksDeps & AuthDeps) {
         set.status = 201;
         return link;
       },
-      { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)' } },
+      { session: true, body: CreateLinkBody, transform: strictBody(CreateLinkBody), detail: { summary: 'Create a link (as POST /api/v1/links)', ...documented({ 201: ['the link, with its short URL'] }) } },
     )
     .get('/api/dashboard/links', async ({ query, session }) => listLinks(deps, session.orgId, query), {
       session: true,
@@ -38,5 +39,10 @@ export function dashboardLinksRoutes(deps: LinksDeps & AuthDeps) {
       body: PatchLinkBody,
       transform: strictBody(PatchLinkBody),
       detail: { summary: 'Change a link: pause, resume, rules (as PATCH /api/v1/links/{id})' },
+    })
+    .delete('/api/dashboard/links/:id', ({ params, session }) => deleteLink(deps, actor(session), params.id), {
+      session: true,
+      params: LinkParams,
+      detail: { summary: 'Delete a link (as DELETE /api/v1/links/{id})' },
     });
 }

@@ -8,14 +8,16 @@ import { html, type Html } from './html';
 export interface FieldOptions {
   name: string;
   label: string;
-  type?: 'text' | 'email' | 'password' | 'number' | 'url' | 'date' | 'search';
+  type?: 'text' | 'email' | 'password' | 'number' | 'url' | 'date' | 'search' | 'checkbox';
+  /** A checkbox's state as rendered. */
+  checked?: boolean;
   value?: string | number | null;
   required?: boolean;
   hint?: string;
   placeholder?: string;
   autocomplete?: string;
-  /** How the script sends the value: text by default; csv: an array of objects, one a line, keyed by `columns`. */
-  dataType?: 'number' | 'json' | 'csv';
+  /** How the script sends the value: text by default; csv: an array of objects, one a line, keyed by `columns`; lines: an array of the non-blank lines. */
+  dataType?: 'number' | 'json' | 'csv' | 'lines';
   /** The columns of a csv value, comma-separated; `rate:number` sends that column as a number. */
   columns?: string;
   /** An empty value is sent as null rather than left out. */
@@ -40,15 +42,20 @@ export function field(form: string, options: FieldOptions): Html {
     ? html`<select ${common}>${options.options.map(([value, label]) => html`<option value="${value}"${String(options.value ?? '') === value ? html` selected` : ''}>${label}</option>`)}</select>`
     : options.rows
       ? html`<textarea ${common} rows="${options.rows}" spellcheck="false">${options.value ?? ''}</textarea>`
-      : html`<input ${common} type="${options.type ?? 'text'}"${options.value !== undefined && options.value !== null ? html` value="${options.value}"` : ''}${
+      : options.type === 'checkbox'
+        ? html`<input ${common} type="checkbox"${options.checked ? html` checked` : ''}>`
+        : html`<input ${common} type="${options.type ?? 'text'}"${options.value !== undefined && options.value !== null ? html` value="${options.value}"` : ''}${
           options.placeholder ? html` placeholder="${options.placeholder}"` : ''
         }${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}>`;
   const example = options.rows && options.example
     ? html`<div class="actions"><button type="button" class="secondary" data-insert-example="${id}" data-example="${options.example}">Insert example</button></div>`
     : '';
-  return html`<div class="field">
-<label for="${id}">${options.label}</label>
-${control}
+  // A checkbox goes before its label, as people expect to read it.
+  const labelled = options.type === 'checkbox' ? html`${control}
+<label for="${id}">${options.label}</label>` : html`<label for="${id}">${options.label}</label>
+${control}`;
+  return html`<div class="field${options.type === 'checkbox' ? ' check' : ''}">
+${labelled}
 ${example}
 ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
 <p class="error" id="${id}-error" data-error-for="${options.name}"${options.error ? '' : html` hidden`}>${options.error ?? ''}</p>

@@ -1,11 +1,12 @@
 import { Elysia, t } from 'elysia';
 import type { Mirror } from '../../analytics/mirror/mirror';
+import { linkStats } from '../../analytics/link-stats/link-stats.service';
 import { realtimeSnapshot, type RealtimeDeps } from '../../analytics/realtime';
 import { listApps } from '../../apps/apps.service';
 import { listApiKeyPage } from '../../auth/api-keys';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { CampaignParams } from '../../campaigns/campaigns.model';
-import { getCampaign, listCampaigns } from '../../campaigns/campaigns.service';
+import { getCampaign } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { listFxRates } from '../../fx-rates/fx-rates.service';
@@ -117,9 +118,14 @@ export function webRoutes(deps: WebDeps) {
       params: LinkParams,
       ...qrFile('png'),
     })
-    .get('/links/:id', ({ request, params }) => signedIn(request, async (session) => linkPage(await getLink(deps, session.orgId, params.id))), {
+    .get('/links/:id', ({ request, params }) =>
+      signedIn(request, async (session) => {
+        const link = await getLink(deps, session.orgId, params.id);
+        const [stats, names] = await Promise.all([linkStats(deps, session.orgId, link.id), selectCampaignNames(db, session.orgId, link.campaign_id ? [link.campaign_id] : [])]);
+        return linkPage(link, { stats, campaignName: link.campaign_id ? (names.get(link.campaign_id) ?? null) : null });
+      }), {
       params: LinkParams,
-      ...page("A link's settings; a smart link's rules editor with the route test", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
+      ...page("A link's analytics (30 days by day, 48 hours by hour, breakdowns, installs, conversions, smart-link decisions), every setting, delete", { 404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } } }),
     })
     .get('/apps', ({ request, query }) => signedIn(request, async (session) => appsPage(await listApps(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), { first: query.cursor === undefined }, config.keyRateLimit)), {
       query: PageLinkQuery,

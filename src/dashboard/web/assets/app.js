@@ -17,6 +17,7 @@
     if (raw === '') return control.getAttribute('data-empty') === 'null' ? null : undefined;
     if (type === 'number') return Number(raw);
     if (type === 'csv') return csvRows(control, raw);
+    if (type === 'lines') return lineList(control, raw);
     if (type === 'json') {
       try {
         return JSON.parse(raw);
@@ -78,13 +79,13 @@
   function bodyOf(form) {
     var body = {};
     var changedOnly = form.getAttribute('data-send') === 'changed';
+    var groups = [];
     var controls = form.querySelectorAll('input[name], select[name], textarea[name]');
     for (var i = 0; i < controls.length; i++) {
-      if (changedOnly && unchanged(controls[i])) continue;
-      var value = valueOf(controls[i]);
-      if (value !== undefined) body[controls[i].name] = value;
+      if (changedOnly && unchanged(controls[i]) && !groupChanged(form, controls[i].name)) continue;
+      putValue(body, controls[i].name, valueOf(controls[i]), groups);
     }
-    return body;
+    return emptyGroupsAsNull(body, groups);
   }
 
   function clearErrors(form) {
@@ -271,6 +272,52 @@
       function () { say('The browser did not allow copying: select the address instead.'); },
     );
   });
+
+  // ---- link page: lists one a line, objects from dotted names (docs/dashboard.md, "Link page") ----
+
+  /** A lines control's non-blank lines, trimmed; each one's line number is kept for errors on `name.N`. */
+  function lineList(control, raw) {
+    var list = [];
+    control.csvLines = [];
+    raw.split(/\r?\n/).forEach(function (line, index) {
+      if (line.trim() === '') return;
+      list.push(line.trim());
+      control.csvLines.push(index + 1);
+    });
+    return list.length === 0 && control.getAttribute('data-empty') === 'null' ? null : list;
+  }
+
+  /** `preview.title` goes into body.preview.title; the group exists even when every member is empty. */
+  function putValue(body, name, value, groups) {
+    var dot = name.indexOf('.');
+    if (dot < 0) {
+      if (value !== undefined) body[name] = value;
+      return;
+    }
+    var group = name.slice(0, dot);
+    if (groups.indexOf(group) < 0) {
+      groups.push(group);
+      body[group] = {};
+    }
+    if (value !== undefined) body[group][name.slice(dot + 1)] = value;
+  }
+
+  /** A group is sent whole (it replaces the stored object) as soon as one of its members changed. */
+  function groupChanged(form, name) {
+    var dot = name.indexOf('.');
+    if (dot < 0) return false;
+    var members = form.querySelectorAll('[name^="' + name.slice(0, dot + 1).replace(/"/g, '') + '"]');
+    for (var i = 0; i < members.length; i++) if (!unchanged(members[i])) return true;
+    return false;
+  }
+
+  /** A group whose members are all empty is sent as null: it removes the stored object. */
+  function emptyGroupsAsNull(body, groups) {
+    groups.forEach(function (group) {
+      if (Object.keys(body[group]).length === 0) body[group] = null;
+    });
+    return body;
+  }
 
   // ---- charts --------------------------------------------------------------------------------
 

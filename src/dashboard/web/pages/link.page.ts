@@ -1,7 +1,10 @@
+import type { LinkStatsAnswer } from '../../../analytics/link-stats/link-stats.model';
 import type { LinkResponse } from '../../../links/links.model';
 import { apiForm, field } from '../forms';
 import { html, type Html } from '../html';
 import { appPage } from '../layout';
+import { linkAnalytics } from './link-analytics-view';
+import { deleteSection, deliverySettings, previewSettings } from './link-settings-view';
 
 /** Offered by the editor's "Insert example" button; never the box's value. */
 const EXAMPLE_RULES = {
@@ -29,8 +32,11 @@ ${apiForm({ id: 'route-test', api: '/api/dashboard/route-test', submit: 'Test ro
 </div>`;
 }
 
-/** GET /links/{id}: a link's settings; for a smart link the rules editor with the route test beside it. */
-export function linkPage(link: LinkResponse): Html {
+/**
+ * GET /links/{id}: the link's analytics; its settings, for a smart link the rules editor with the
+ * route test beside it; the rest of its settings; delete.
+ */
+export function linkPage(link: LinkResponse, more: { stats: LinkStatsAnswer; campaignName: string | null }): Html {
   const settings = apiForm({ id: 'link-settings', api: `/api/dashboard/links/${link.id}`, method: 'PATCH', submit: 'Save', success: 'reload', changedOnly: true }, [
     field('link-settings', { name: 'destination', label: 'Destination', type: 'url', value: link.destination, emptyIsNull: true }),
     field('link-settings', { name: 'status', label: 'Status', options: [['active', 'Active'], ['paused', 'Paused']], value: link.status }),
@@ -52,9 +58,15 @@ export function linkPage(link: LinkResponse): Html {
   return appPage(
     { title: `Link ${link.slug}`, current: '/links' },
     html`<p><a href="/links">← All links</a> · <code>${link.url}</code> · <span class="badge ${link.status}">${link.status}</span> · ${link.kind} link</p>
+${linkAnalytics(more.stats, link.kind)}
 <div class="row">
 <div class="panel"><h2>${link.kind === 'smart' ? 'Rules and settings' : 'Settings'}</h2>${settings}</div>
 ${link.kind === 'smart' ? routeTest(link) : ''}
-</div>`,
+</div>
+<div class="row">
+${deliverySettings(link, more.campaignName)}
+${link.kind === 'smart' ? previewSettings(link) : ''}
+</div>
+${deleteSection(link)}`,
   );
 }
