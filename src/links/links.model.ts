@@ -82,12 +82,37 @@ export type PatchLinkBody = typeof PatchLinkBody.static;
 
 export const LinkParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 
+/** The orders a list of links can be read in; a cursor is bound to its order. `-` is descending. */
+export const LINK_SORTS = ['-created_at', 'created_at', 'slug', '-slug'] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+export const MAX_LINK_SEARCH_LENGTH = 200;
+
+/** Optional narrowing of a list of links (docs/management-api.md, "Links: search, filters and order"). */
+export const LinkFilterFields = {
+  q: t.Optional(t.String({ minLength: 1, maxLength: MAX_LINK_SEARCH_LENGTH, error: `must be 1 to ${MAX_LINK_SEARCH_LENGTH} characters` })),
+  kind: t.Optional(Kind),
+  status: t.Optional(Status),
+  campaign_id: t.Optional(t.String({ minLength: 1, maxLength: 64, error: 'must be a campaign id' })),
+  domain: t.Optional(t.String({ minLength: 1, maxLength: 259, error: 'must be a hostname (the tracking host for links without a custom domain)' })),
+  sort: t.Optional(t.Union(LINK_SORTS.map((s) => t.Literal(s)), { error: `must be one of ${LINK_SORTS.join(', ')}` })),
+};
+
 export const ListLinksQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, error: 'must be an integer from 1 to 1000' })),
   cursor: CursorQuery,
+  ...LinkFilterFields,
 });
 export type ListLinksQuery = typeof ListLinksQuery.static;
 export const DEFAULT_LIST_LIMIT = 100;
+
+/** A list's filters as the repository applies them: every field optional, `domain` '' for the tracking host. */
+export interface LinkFilters {
+  search?: string;
+  kind?: LinkKind;
+  status?: LinkStatus;
+  campaignId?: string;
+  domain?: string;
+}
 
 /** A link as the API answers it. */
 export interface LinkResponse {

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/db';
 import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
 import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
-import type { LinkKind, LinkRow, LinkStatus, LinkUpdate } from './links.model';
+import type { LinkFilters, LinkKind, LinkRow, LinkSort, LinkStatus, LinkUpdate } from './links.model';
 
 const COLUMNS = `id, org_id, slug, domain, kind, campaign_id, destination, deep_link_path, status, expires_at, click_cap, rules,
   pass_params, preview, allowed_landing_hosts, created_at, updated_at, ${LINK_DOMAIN_STATUS}`;
@@ -80,9 +80,46 @@ export async function selectLinkSlugs(db: Queryable, orgId: string, ids: readonl
 /** Newest first; the cursor names the last link shown. */
 export const LINKS_KEYSET: Keyset = { kind: 'anchor', list: 'links', table: 'links', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
 
-export function listLinks(db: Queryable, orgId: string, page: PageRequest): Promise<LinkRow[]> {
-  const after = keysetCondition(LINKS_KEYSET, page.after, 3);
-  return db.query<LinkRow>(`SELECT ${COLUMNS} FROM links WHERE org_id = $1 AND ${after.sql} ORDER BY ${keysetOrder(LINKS_KEYSET)} LIMIT $2`, [orgId, page.limit, ...after.params]);
+const anchored = (list: string, column: string, direction: 'asc' | 'desc'): Keyset => ({ kind: 'anchor', list, table: 'links', columns: [column, 'id'], direction, id: 'id', org: 'org_id' });
+
+/** Each order's keyset; each has its own list name, so a cursor of one order is refused by another. */
+export const LINK_KEYSETS: Record<LinkSort, Keyset> = {
+  '-created_at': LINKS_KEYSET,
+  created_at: anchored('links:created_at', 'created_at', 'asc'),
+  slug: anchored('links:slug', 'slug', 'asc'),
+  '-slug': anchored('links:-slug', 'slug', 'desc'),
+};
+
+/** `%text%` for ILIKE, with the pattern characters of the text itself escaped. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A page of the organization's links in `sort`'s order. One fixed statement: an absent filter
+ * is a null parameter. The search matches the slug, the destination, the preview title and the
+ * campaign's name, case-insensitively.
+ */
+export function listLinks(db: Queryable, orgId: string, page: PageRequest, filters: LinkFilters = {}, sort: LinkSort = '-created_at'): Promise<LinkRow[]> {
+  const keyset = LINK_KEYSETS[sort];
+  const after = keysetCondition(keyset, page.after, 8);
+  return db.query<LinkRow>(
+    `SELECT ${COLUMNS} FROM links
+      WHERE org_id = $1
+        AND ($3::text IS NULL OR kind = $3::text)
+        AND ($4::text IS NULL OR status = $4::text)
+        AND ($5::text IS NULL OR campaign_id = $5::text)
+        AND ($6::text IS NULL OR domain = $6::text)
+        AND ($7::text IS NULL OR slug ILIKE $7::text OR destination ILIKE $7::text OR preview->>'title' ILIKE $7::text
+             OR campaign_id IN (SELECT c.id FROM campaigns c WHERE c.org_id = $1 AND c.name ILIKE $7::text))
+        AND ${after.sql}
+      ORDER BY ${keysetOrder(keyset)} LIMIT $2`,
+    [orgId, page.limit, filters.kind ?? null, filters.status ?? null, filters.campaignId ?? null, filters.domain ?? null, filters.search === undefined ? null : containing(filters.search), ...after.params],
+  );
+}
+
+/** The custom domains the organization's links are on ('' is the tracking host), for the links page's filter. */
+export async function selectLinkDomains(db: Queryable, orgId: string): Promise<string[]> {
+  const rows = await db.query<{ domain: string }>('SELECT DISTINCT domain FROM links WHERE org_id = $1 ORDER BY domain', [orgId]);
+  return rows.map((row) => row.domain);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   GENERATED_SLUG_LENGTH,
   type LinkResponse,
   type LinkRow,
+  type LinkFilters,
   type LinkKind,
   type LinkStatus,
   type LinkUpdate,
@@ -206,13 +207,31 @@ export async function getLinkBySlug(deps: Pick<LinksDeps, 'db' | 'config'>, orgI
   return toLinkResponse(row, deps.config);
 }
 
+/**
+ * The list's filters as stored values: the tracking host's name (any case) is the domain '' of
+ * links without a custom domain.
+ */
+export function linkFilters(query: ListLinksQuery, trackingHost: string): LinkFilters {
+  const domain = query.domain?.trim().toLowerCase().replace(/\.$/, '');
+  return {
+    search: query.q,
+    kind: query.kind,
+    status: query.status,
+    campaignId: query.campaign_id,
+    domain: domain === undefined ? undefined : domain === trackingHost.toLowerCase() ? '' : domain,
+  };
+}
+
+/** A page of links in the query's order (newest first by default), narrowed by its filters. */
 export function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string, query: ListLinksQuery = {}): Promise<Page<LinkResponse>> {
+  const sort = query.sort ?? '-created_at';
+  const filters = linkFilters(query, deps.config.trackingHost);
   return readPage({
-    keyset: repo.LINKS_KEYSET,
+    keyset: repo.LINK_KEYSETS[sort],
     orgId,
     query,
     defaultLimit: DEFAULT_LIST_LIMIT,
-    fetch: (page) => repo.listLinks(deps.db, orgId, page),
+    fetch: (page) => repo.listLinks(deps.db, orgId, page, filters, sort),
     keyOf: (row) => [row.id],
     view: (row) => toLinkResponse(row, deps.config),
   });

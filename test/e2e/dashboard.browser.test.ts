@@ -108,7 +108,7 @@ for (const backend of BROWSER_BACKENDS) {
 
     test("a smart link's rules: an error beside the editor, then saved, and the route test beside it", async () => {
       await page.goto(`${base}/links`);
-      await page.getByLabel('Kind').selectOption('smart');
+      await page.locator('#new-link').getByLabel('Kind').selectOption('smart');
       await page.getByLabel('Destination').fill('https://web.example.com/');
       await page.getByLabel('Slug').fill('browser-smart');
       await page.getByRole('button', { name: 'Create link' }).click();

@@ -60,7 +60,7 @@ for (const backend of BROWSER_BACKENDS) {
 
     test('a new smart link saved with an untouched rules box stores no rules; the example is only a button', async () => {
       await page.goto(`${base}/links`);
-      await page.getByLabel('Kind').selectOption('smart');
+      await page.locator('#new-link').getByLabel('Kind').selectOption('smart');
       await page.getByLabel('Destination').fill('https://fresh.example.com/');
       await page.getByLabel('Slug').fill('fresh-smart');
       await page.getByRole('button', { name: 'Create link' }).click();

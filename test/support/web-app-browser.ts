@@ -1,9 +1,14 @@
 import { afterAll, expect } from 'bun:test';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
+import type { Db } from '../../src/db/db';
+import { migrate } from '../../src/db/migrate';
+import { openPglite } from '../../src/db/pglite';
 import { launchBrowser } from './browser';
 import { createPostgres } from './db';
 import { startServer, type RunningServer } from './server';
+import { tempDir } from './temp-dir';
 
 /**
  * What the web app's browser tests share (test/e2e/dashboard.*.browser.test.ts): the backends
@@ -26,14 +31,37 @@ export interface WebAppInBrowser {
 }
 
 /**
+ * Rows written straight into the store before the server starts (PGlite's files are the server's
+ * own once it runs): a migrated database on `backend`, handed to `seed`; answers the server's
+ * DATABASE_URL (Postgres) or DATA_DIR (PGlite).
+ */
+async function seededStore(backend: string, seed: (db: Db) => Promise<void>): Promise<{ url?: string; dataDir?: string }> {
+  if (backend === 'postgres') {
+    const { db, url } = await createPostgres();
+    await seed(db);
+    return { url };
+  }
+  const dataDir = tempDir('e2e');
+  const db = await openPglite(join(dataDir, 'pglite'));
+  try {
+    await migrate(db);
+    await seed(db);
+  } finally {
+    await db.close();
+  }
+  return { dataDir };
+}
+
+/**
  * The real server on `backend` (a fresh database on Postgres) and a browser, both stopped when
  * the calling describe block ends. The stop is registered before the browser starts: if it
- * cannot, the server is still stopped.
+ * cannot, the server is still stopped. `seed` writes rows into the store before the server starts.
  */
-export async function webAppInBrowser(backend: string, env: Record<string, string>): Promise<WebAppInBrowser> {
+export async function webAppInBrowser(backend: string, env: Record<string, string>, seed?: (db: Db) => Promise<void>): Promise<WebAppInBrowser> {
   const serverEnv = { ...env };
-  if (backend === 'postgres') serverEnv.DATABASE_URL = (await createPostgres({ migrated: false })).url;
-  const server = await startServer(serverEnv, { timeoutMs: BOOT_MS });
+  const store = seed ? await seededStore(backend, seed) : {};
+  if (backend === 'postgres') serverEnv.DATABASE_URL = store.url ?? (await createPostgres({ migrated: false })).url;
+  const server = await startServer(serverEnv, { timeoutMs: BOOT_MS, dataDir: store.dataDir });
   let browser: Browser | undefined;
   afterAll(async () => {
     await browser?.close().catch(() => {});

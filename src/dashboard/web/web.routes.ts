@@ -10,7 +10,7 @@ import { listMembers } from '../../members/members.service';
 import { listInvites, readInvite } from '../../members/invites.service';
 import { readCookie, SESSION_COOKIE, verifySession, type SessionPrincipal } from '../../auth/sessions';
 import { CampaignParams } from '../../campaigns/campaigns.model';
-import { getCampaign, listCampaigns } from '../../campaigns/campaigns.service';
+import { getCampaign } from '../../campaigns/campaigns.service';
 import type { Config } from '../../config/config';
 import type { Db } from '../../db/db';
 import { listFxRates } from '../../fx-rates/fx-rates.service';
@@ -27,6 +27,8 @@ import { getSettings } from '../../settings/settings.service';
 import type { Clock } from '../../shared/ids';
 import { html, htmlResponse, type Html } from './html';
 import { appPage, forRole } from './layout';
+import { linkQrFile, QR_FILE_TYPES } from './link-qr';
+import { LinksPageQuery, linksView } from './links-view';
 import { appsPage } from './pages/apps.page';
 import { auditPage } from './pages/audit.page';
 import { invitePage } from './pages/invite.page';
@@ -36,7 +38,6 @@ import { campaignPage } from './pages/campaign.page';
 import { INVALID_CLICKS_PAGE_ROWS, invalidClicksPage } from './pages/invalid-clicks.page';
 import { keysPage } from './pages/keys.page';
 import { linkPage } from './pages/link.page';
-import { linksPage } from './pages/links.page';
 import { overviewPage } from './pages/overview.page';
 import { SETTINGS_RATES_SHOWN, settingsPage } from './pages/settings.page';
 import { loginPage, registerPage } from './pages/sign-in.page';
@@ -64,6 +65,12 @@ const page = (summary: string, responses: Record<number, object> = {}) => ({
   },
 });
 
+const qrFile = (format: keyof typeof QR_FILE_TYPES) =>
+  page(`A link's QR code of its short URL, as a ${format.toUpperCase()} download`, {
+    200: { description: 'the file', content: { [QR_FILE_TYPES[format]]: {} } },
+    404: { description: 'no such link in the organization: a page saying so', content: { 'text/html': {} } },
+  });
+
 const seeOther = (location: string) => new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store' } });
 
 /**
@@ -74,11 +81,12 @@ const seeOther = (location: string) => new Response(null, { status: 302, headers
 export function webRoutes(deps: WebDeps) {
   const { db, config } = deps;
   const sessionOf = (request: Request) => verifySession(db, config.sessionSecret, readCookie(request.headers.get('cookie'), SESSION_COOKIE));
-  const signedIn = async (request: Request, render: (session: SessionPrincipal) => Promise<Html>): Promise<Response> => {
+  const signedIn = async (request: Request, render: (session: SessionPrincipal) => Promise<Html | Response>): Promise<Response> => {
     const session = await sessionOf(request);
     if (!session) return seeOther('/login');
     try {
-      return htmlResponse(forRole(await render(session), session.role));
+      const answer = await render(session);
+      return answer instanceof Response ? answer : htmlResponse(forRole(answer, session.role));
     } catch (error) {
       // A page link whose cursor is not this list's (edited, or another organization's).
       if (isCursorRefusal(error)) return htmlResponse(appPage({ title: 'Not a page of this list', current: null }, html`<p>That page link is not valid here.</p><p><a href="${new URL(request.url).pathname}">First page</a></p>`), 400);
@@ -105,11 +113,18 @@ export function webRoutes(deps: WebDeps) {
         const [realtime, links] = await Promise.all([realtimeSnapshot(deps, session.orgId), listLinks(deps, session.orgId, { limit: 1 })]);
         return overviewPage(realtime, links.data.length > 0);
       }), page('Overview: realtime counters and the per-minute chart'))
-    .get('/links', ({ request, query }) =>
-      signedIn(request, async (session) => {
-        const [links, campaigns] = await Promise.all([listLinks(deps, session.orgId, { limit: WEB_PAGE_ROWS, cursor: query.cursor }), listCampaigns(deps, session.orgId, { limit: 1000 })]);
-        return linksPage(links, campaigns.data, { first: query.cursor === undefined });
-      }), { query: PageLinkQuery, ...page('Links: create, pause and resume; a page of links at a time', BAD_PAGE_LINK) })
+    .get('/links', ({ request, query }) => signedIn(request, (session) => linksView(deps, session.orgId, query, WEB_PAGE_ROWS)), {
+      query: LinksPageQuery,
+      ...page('Links: create, pause and resume; search, filters, order and clicks per link, a page at a time', BAD_PAGE_LINK),
+    })
+    .get('/links/:id/qr.svg', ({ request, params }) => signedIn(request, async (session) => linkQrFile(await getLink(deps, session.orgId, params.id), 'svg')), {
+      params: LinkParams,
+      ...qrFile('svg'),
+    })
+    .get('/links/:id/qr.png', ({ request, params }) => signedIn(request, async (session) => linkQrFile(await getLink(deps, session.orgId, params.id), 'png')), {
+      params: LinkParams,
+      ...qrFile('png'),
+    })
     .get('/links/:id', ({ request, params }) =>
       signedIn(request, async (session) => {
         const link = await getLink(deps, session.orgId, params.id);

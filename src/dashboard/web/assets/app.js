@@ -351,6 +351,23 @@
     });
   });
 
+  // ---- copy buttons (links page) ---------------------------------------------------------------
+
+  // A button with data-copy puts that text on the clipboard and says so in its data-status element.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest && event.target.closest('button[data-copy]');
+    if (!button) return;
+    var status = document.getElementById(button.getAttribute('data-status'));
+    var say = function (text) {
+      if (status) status.textContent = text;
+    };
+    if (!navigator.clipboard) return say('Copying is not available here: select the address instead.');
+    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(
+      function () { say('Copied ' + button.getAttribute('data-copy')); },
+      function () { say('The browser did not allow copying: select the address instead.'); },
+    );
+  });
+
   // ---- link page: lists one a line, objects from dotted names (docs/dashboard.md, "Link page") ----
 
   /** A lines control's non-blank lines, trimmed; each one's line number is kept for errors on `name.N`. */

@@ -16,16 +16,21 @@ export interface QrInput {
 export const QR_OPTIONS = { ecc: 'M', border: 4 } as const;
 const QR_OPTIONS_LONG = { ecc: 'L', border: 4 } as const;
 
-/** The code as SVG markup, or null for a URL too long for any QR code (the page then shows the text). */
-export function qrSvg(url: string): string | null {
+/** What `draw` makes of the code at level M, else L; null for a URL too long for any QR code. */
+export function withQrLevel<T>(draw: (options: typeof QR_OPTIONS | typeof QR_OPTIONS_LONG) => T): T | null {
   for (const options of [QR_OPTIONS, QR_OPTIONS_LONG]) {
     try {
-      return renderSVG(url, options).replace('<svg ', '<svg role="img" aria-label="QR code" ');
+      return draw(options);
     } catch {
       // Too much data at this level: try the next.
     }
   }
   return null;
+}
+
+/** The code as SVG markup, or null for a URL too long for any QR code (the page then shows the text). */
+export function qrSvg(url: string): string | null {
+  return withQrLevel((options) => renderSVG(url, options).replace('<svg ', '<svg role="img" aria-label="QR code" '));
 }
 
 export function qrPage({ url, title }: QrInput): Response {
