@@ -80,6 +80,22 @@ for (const backend of backends()) {
       expect(generic).toContain(`clicks_d${day}`);
     });
 
+    test("a day partition made ahead carries the parent's triggers, and an update there is queued for the mirror again", async () => {
+      const db = await backend.create();
+      const at = new Date(Date.now() + 3 * DAY);
+      await ensureDayPartitions({ db, now: at }, 0);
+      const day = dayRange(utcDayStart(at)).day;
+      const triggers = await db.query<{ tgname: string }>(`SELECT tgname FROM pg_trigger WHERE tgrelid = $1::regclass ORDER BY tgname`, [`events_d${day}`]);
+      expect(triggers.map((t) => t.tgname)).toEqual(['events_install_key', 'events_mirror_touch']);
+      const id = ulid(at.getTime());
+      await insertClick(db, id, at);
+      const [inserted] = await db.query<{ txid: string }>(`SELECT _txid::text AS txid FROM clicks WHERE id = $1`, [id]);
+      await db.query(`UPDATE clicks SET country = 'DE' WHERE id = $1`, [id]);
+      const [updated] = await db.query<{ txid: string; part: string }>(`SELECT _txid::text AS txid, tableoid::regclass::text AS part FROM clicks WHERE id = $1`, [id]);
+      expect(updated!.part).toBe(`clicks_d${day}`);
+      expect(BigInt(updated!.txid)).toBeGreaterThan(BigInt(inserted!.txid));
+    });
+
     test('the primary key still refuses a second click with the same id', async () => {
       const db = await backend.create();
       const id = ulid();
