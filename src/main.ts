@@ -7,6 +7,7 @@ import type { Db } from './db/db';
 import { DataDirBusy, lockDataDir, type DataDirLock } from './db/data-dir-lock';
 import { migrate } from './db/migrate';
 import { openDb } from './db/open';
+import { ensureDayPartitions } from './partitions/partitions.service';
 import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
 import { SERVE_OPTIONS } from './http/serve-options';
 import { createServices } from './services';
@@ -51,6 +52,9 @@ async function main() {
   try {
     const applied = await migrate(db);
     if (applied.length > 0) console.log(`migrations applied: ${applied.join(', ')}`);
+    // Before serving, so today's rows land in day partitions (a row with none lands in the default one).
+    const made = await ensureDayPartitions({ db, now: new Date() }, config.partitionsAheadDays);
+    if (made.length > 0) console.log(`day partitions made: ${made.length}`);
   } catch (error) {
     await db.close().catch(() => {});
     fail(1, `migrations failed: ${(error as Error).message}`);

@@ -11,6 +11,8 @@ import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './http/ra
 import { ipIntelOptionsFor, openIpIntel, type IpIntel } from './ipintel/ip-intel';
 import { createLinkChanges, type LinkChanges } from './tracking/redirect/link-cache/link-changes';
 import { createLateMatcher, type LateMatcher } from './conversions/late-matcher';
+import { createPartitionKeeper, type KeeperRound } from './partitions/partition-keeper';
+import type { PeriodicPass } from './shared/periodic-pass';
 import { createErasureRunner, DEFAULT_ERASURE_RUNNER, type ErasureRunner } from './privacy/erasure-runner';
 import { createPendingBeacons, type PendingBeacons } from './protect/beacon/pending-beacons';
 import { createPostbackWorker, DEFAULT_WORKER_OPTIONS, type PostbackWorker } from './postbacks/postbacks.worker';
@@ -70,6 +72,8 @@ export interface Services {
   lateMatcher: LateMatcher;
   /** Applies landing-page beacons whose click landed after them (src/protect/beacon/pending-beacons.ts). */
   pendingBeacons: PendingBeacons;
+  /** Makes day partitions ahead and runs retention, hourly (src/partitions/partition-keeper.ts). */
+  partitionKeeper: PeriodicPass<KeeperRound>;
   /** Finishes pending erasure requests, on every node (src/privacy/erasure-runner.ts). */
   erasureRunner: ErasureRunner;
   /** Sends installs to an app's ad-platform forwarder, in memory only (src/sdk/forwarder.service.ts). */
@@ -159,6 +163,8 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     pendingBeacons.start();
     uninstallChecker.start();
   }
+  const partitionKeeper = createPartitionKeeper({ db, clock, retention: config.retentionDays, daysAhead: config.partitionsAheadDays });
+  if (workers) partitionKeeper.start();
   const installForwarder = createInstallForwarder({ db, config });
   clickCounter.start();
   const realtimeStreams = createRealtimeStreams((orgId) => realtimeSnapshot({ db, clock, clickCounter }, orgId));
@@ -183,6 +189,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
     lateMatcher,
     pendingBeacons,
     erasureRunner,
+    partitionKeeper,
     installForwarder,
     uninstallChecker,
     adoptListeners(adopted) {
@@ -207,6 +214,7 @@ export async function createServices(config: Config, db: Db, options: ServicesOp
         () => lateMatcher.stop(),
         () => pendingBeacons.stop(),
         () => erasureRunner.stop(),
+        () => partitionKeeper.stop(),
         () => uninstallChecker.stop(),
         () => linkChanges.stop(),
         () => keyChanges.stop(),

@@ -79,9 +79,11 @@ const UTC_OFFSETS: readonly OffsetInterval[] = [{ startMs: 0, offsetSeconds: 0 }
  * the instant after it (UTC text), $4 and $5 its first and last day, $6 the reporting currency.
  * Each source is grouped on its own, then the groups are added up, so no source multiplies
  * another's rows. Clicks an ingestion step dropped (bots, blocked) do not count; revenue is the
- * day's, by the campaign of the install that made it. Money is grouped by day, campaign and
- * currency before it meets the rates (fx-sql.ts); an answer row with a `currency` holds what
- * could not be converted from it (its counts are counts all the same), one without holds the rest.
+ * day's, by the campaign of the install that made it. Days past retention are read from
+ * retained_totals, which holds what these counts were before the rows went (src/partitions).
+ * Money is grouped by day, campaign and currency before it meets the rates (fx-sql.ts); an
+ * answer row with a `currency` holds what could not be converted from it (its counts are counts
+ * all the same), one without holds the rest.
  */
 export function pivotSql(intervals: readonly OffsetInterval[]): string {
   const day = (column: string) => localDaySql(column, intervals);
@@ -104,6 +106,11 @@ money AS (
          AND e.occurred_at >= CAST($2 AS TIMESTAMPTZ) AND e.occurred_at < CAST($3 AS TIMESTAMPTZ)
        GROUP BY 1, 2, 3
       UNION ALL
+      SELECT ${day('bucket')}, campaign_id, ${amountCurrencySql('currency', '$6')}, 0, sum(value), 0
+        FROM retained_totals
+       WHERE org_id = $1 AND source = 'revenue' AND bucket >= CAST($2 AS TIMESTAMPTZ) AND bucket < CAST($3 AS TIMESTAMPTZ)
+       GROUP BY 1, 2, 3
+      UNION ALL
       SELECT ${dateDaySql('day')}, campaign_id, ${amountCurrencySql('currency', '$6')}, 0, 0, sum(spend)
         FROM costs
        WHERE org_id = $1 AND day >= CAST($4 AS DATE) AND day <= CAST($5 AS DATE)
@@ -117,6 +124,11 @@ facts AS (
     FROM clicks
    WHERE org_id = $1 AND created_at >= CAST($2 AS TIMESTAMPTZ) AND created_at < CAST($3 AS TIMESTAMPTZ)
      AND drop_reason IS NULL
+   GROUP BY 1, 2
+  UNION ALL
+  SELECT ${day('bucket')}, campaign_id, CAST(NULL AS TEXT), sum(count), 0, 0, 0, 0
+    FROM retained_totals
+   WHERE org_id = $1 AND source = 'clicks' AND bucket >= CAST($2 AS TIMESTAMPTZ) AND bucket < CAST($3 AS TIMESTAMPTZ)
    GROUP BY 1, 2
   UNION ALL
   SELECT ${day('installed_at')}, campaign_id, CAST(NULL AS TEXT), 0, count(*), 0, 0, 0

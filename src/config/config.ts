@@ -51,6 +51,13 @@ export interface Config {
   postbackHostRate: number;
   postbackHostBurst: number;
   mirrorIntervalMs: number;
+  /**
+   * RETENTION_DAYS and its per-table overrides (RETENTION_CLICKS_DAYS, ...): whole days kept
+   * before today (UTC) per day-partitioned table; a table not named is kept whole (docs/operations.md, "Retention").
+   */
+  retentionDays: Partial<Record<RetainedTable, number>>;
+  /** PARTITIONS_AHEAD_DAYS: day partitions each node makes ahead of today (src/partitions). */
+  partitionsAheadDays: number;
   /** ERASURE_SWEEP_SECONDS: how long after its first pass an erasure request sweeps again (docs/privacy.md). */
   erasureSweepSeconds: number;
   /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror-settings.ts). */
@@ -224,6 +231,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackHostRate: e.POSTBACK_HOST_RATE ? Number(e.POSTBACK_HOST_RATE) : 10,
     postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
+    retentionDays: retentionDays(e),
+    partitionsAheadDays: e.PARTITIONS_AHEAD_DAYS ? Number(e.PARTITIONS_AHEAD_DAYS) : 7,
     erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
     mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
@@ -245,6 +254,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fcm: fcmSettings(e),
     version: VERSION,
   };
+}
+
+/** The day-partitioned tables a retention applies to, with the variable that overrides RETENTION_DAYS for each. */
+const RETENTION_OVERRIDES = {
+  clicks: 'RETENTION_CLICKS_DAYS',
+  impressions: 'RETENTION_IMPRESSIONS_DAYS',
+  events: 'RETENTION_EVENTS_DAYS',
+  click_beacons: 'RETENTION_CLICK_BEACONS_DAYS',
+  ara_reports: 'RETENTION_ARA_REPORTS_DAYS',
+} as const satisfies Record<string, keyof Environment>;
+export type RetainedTable = keyof typeof RETENTION_OVERRIDES;
+
+/** A table's own variable wins over RETENTION_DAYS; `off` in either keeps the table whole. */
+function retentionDays(e: Environment): Partial<Record<RetainedTable, number>> {
+  const days: Partial<Record<RetainedTable, number>> = {};
+  for (const [table, variable] of Object.entries(RETENTION_OVERRIDES) as [RetainedTable, keyof Environment][]) {
+    const value = (e[variable] as string | undefined) ?? e.RETENTION_DAYS;
+    if (value !== undefined && value !== 'off') days[table] = Number(value);
+  }
+  return days;
 }
 
 function googlePubsub(e: Environment): GooglePubsubConfig {

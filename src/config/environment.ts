@@ -7,7 +7,8 @@ import { MIN_MIRROR_MEMORY_MB } from './defaults';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
-export const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'KEY_RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH']);
+export const LOWER_CASED = new Set(['TRUST_PROXY', 'RATE_LIMIT', 'KEY_RATE_LIMIT', 'DOMAIN_VERIFICATION', 'SKAN_VERIFY', 'GOOGLE_PUBSUB_AUTH',
+  'RETENTION_DAYS', 'RETENTION_CLICKS_DAYS', 'RETENTION_IMPRESSIONS_DAYS', 'RETENTION_EVENTS_DAYS', 'RETENTION_CLICK_BEACONS_DAYS', 'RETENTION_ARA_REPORTS_DAYS']);
 const HTTP_URL = '^https?://[^/?#\\s]+(/[^?#\\s]*)?$';
 const HTTPS_ORIGIN = '^https://[^/?#\\s]+/?$';
 /** Apple's key and team ids: ten upper-case letters and digits. */
@@ -15,6 +16,9 @@ const APPLE_ID = '^[A-Z0-9]{10}$';
 export const MAX_UNINSTALL_CHECK_HOURS = 8760;
 /** 1 TiB: a larger MIRROR_MEMORY_MB is a typo, not a plan. */
 export const MAX_MIRROR_MEMORY_MB = 1024 * 1024;
+/** A retention: whole days kept before today, or off (keep everything). */
+const RETENTION = '^(off|[1-9][0-9]{0,4})$';
+const RETENTION_TEXT = 'off or a number of days, 1 to 99999';
 /** The largest requests-a-minute a key may be given (KEY_RATE_LIMIT and each key's own limit). */
 export const MAX_KEY_RATE_LIMIT = 1_000_000;
 
@@ -39,6 +43,13 @@ export const Environment = T.Object({
   POSTBACK_HOST_RATE: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends per second, 1 to 99999' })),
   POSTBACK_HOST_BURST: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,4}$', description: 'a number of sends, 1 to 99999' })),
   MIRROR_INTERVAL_MS: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  RETENTION_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  RETENTION_CLICKS_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  RETENTION_IMPRESSIONS_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  RETENTION_EVENTS_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  RETENTION_CLICK_BEACONS_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  RETENTION_ARA_REPORTS_DAYS: T.Optional(T.String({ pattern: RETENTION, description: RETENTION_TEXT })),
+  PARTITIONS_AHEAD_DAYS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of days, 1 to 99' })),
   ERASURE_SWEEP_SECONDS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a number of seconds, 0 to 99999' })),
   MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
   MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),

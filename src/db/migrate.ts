@@ -5,7 +5,7 @@ import type { Db } from './db';
 const SQL_DIR = join(import.meta.dir, '..', '..', 'sql');
 const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 /** Any fixed number: every instance that boots takes the same lock, so only one migrates at a time. */
-const MIGRATION_LOCK = 727_001;
+export const MIGRATION_LOCK = 727_001;
 
 export interface Migration {
   version: number;

@@ -41,6 +41,14 @@ function base32Of40Bits(value: number): string {
   return PAIRS[upper >> 10]! + PAIRS[upper & 1023]! + PAIRS[lower >> 10]! + PAIRS[lower & 1023]!;
 }
 
+/**
+ * The first ten characters of every ULID minted at `ms`: its millisecond time. Ids sort by it, so
+ * the ids of one day lie between the prefixes of its first millisecond and the next day's.
+ */
+export function ulidTimePrefix(ms: number): string {
+  return base32(ms, 10);
+}
+
 /** `value` (below 32^digits, at most 2^53) as `digits` Crockford base32 characters. */
 function base32(value: number, digits: number): string {
   let text = '';

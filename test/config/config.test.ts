@@ -88,6 +88,26 @@ describe('loadConfig: happy', () => {
     expect(local.googleOauthTokenUrl).toBe('http://127.0.0.1:9000/token');
   });
 
+  test('RETENTION_DAYS: off by default; per-table variables override it, off keeps a table whole', () => {
+    const dir = tempDir('config');
+    expect(loadConfig({ DATA_DIR: dir }).retentionDays).toEqual({});
+    expect(loadConfig({ DATA_DIR: dir }).partitionsAheadDays).toBe(7);
+    expect(loadConfig({ DATA_DIR: dir, RETENTION_DAYS: '90' }).retentionDays).toEqual({
+      clicks: 90, impressions: 90, events: 90, click_beacons: 90, ara_reports: 90,
+    });
+    const mixed = loadConfig({ DATA_DIR: dir, RETENTION_DAYS: '90', RETENTION_CLICKS_DAYS: '30', RETENTION_EVENTS_DAYS: 'OFF', PARTITIONS_AHEAD_DAYS: '14' });
+    expect(mixed.retentionDays).toEqual({ clicks: 30, impressions: 90, click_beacons: 90, ara_reports: 90 });
+    expect(mixed.partitionsAheadDays).toBe(14);
+    expect(loadConfig({ DATA_DIR: dir, RETENTION_IMPRESSIONS_DAYS: '7' }).retentionDays).toEqual({ impressions: 7 });
+  });
+
+  test('RETENTION_DAYS and PARTITIONS_AHEAD_DAYS: anything but off or a whole number of days is refused, naming the variable', () => {
+    const dir = tempDir('config');
+    for (const [variable, value] of [['RETENTION_DAYS', '0'], ['RETENTION_DAYS', '-3'], ['RETENTION_CLICKS_DAYS', '30d'], ['RETENTION_EVENTS_DAYS', '100000'], ['PARTITIONS_AHEAD_DAYS', '0'], ['PARTITIONS_AHEAD_DAYS', '100']]) {
+      expect(() => loadConfig({ DATA_DIR: dir, [variable!]: value })).toThrow(new RegExp(variable!));
+    }
+  });
+
   test('every variable is read', () => {
     const config = loadConfig({
       PORT: '4000',

@@ -15,3 +15,22 @@ export async function planNodes(db: Queryable, statement: string, params: unknow
   const flatten = (node: PlanNode): PlanNode[] => [node, ...((node.Plans as PlanNode[] | undefined) ?? []).flatMap(flatten)];
   return flatten(Plan);
 }
+
+/**
+ * Whether a plan node's relation is `table` or one of its day partitions (sql/0118:
+ * `<table>_legacy`, `<table>_default`, `<table>_dYYYYMMDD`): a scan names the partition it reads.
+ */
+export function readsTable(node: PlanNode, table: string): boolean {
+  const name = String(node['Relation Name']);
+  return name === table || new RegExp(`^${table}_(legacy|default|d\\d{8})$`).test(name);
+}
+
+/** The index a partition's index belongs to (its parent's, as the migrations name it), or the index itself. */
+export async function parentIndexName(db: Queryable, index: string): Promise<string> {
+  const [row] = await db.query<{ name: string }>(
+    `SELECT coalesce((SELECT p.relname FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent WHERE i.inhrelid = c.oid), c.relname) AS name
+       FROM pg_class c WHERE c.relname = $1`,
+    [index],
+  );
+  return row?.name ?? index;
+}

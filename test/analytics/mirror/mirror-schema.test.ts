@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { decimalCast, describeTable, mapColumn } from '../../../src/analytics/mirror/mirror-schema';
 import { newId } from '../../../src/shared/ids';
 import { backends } from '../../support/db';
-import { planNodes } from '../../support/plans';
+import { planNodes, readsTable } from '../../support/plans';
 import { countFor, newOrg, tempDuckFile, testMirror } from './mirror.helpers';
 
 // Database boots and DuckDB files on a shared, loaded machine (hooks too); no assertion depends on time.
@@ -107,7 +107,7 @@ for (const backend of backends()) {
       );
       const table = await describeTable(db, 'clicks');
       const rowsReadFromClicks = (await planNodes(db, table.selectBatch, ['0', '0', 500], { analyze: true }))
-        .filter((node) => node['Relation Name'] === 'clicks')
+        .filter((node) => readsTable(node, 'clicks'))
         .map((node) => Number(node['Actual Rows']) * Number(node['Actual Loops']));
       expect(rowsReadFromClicks.length).toBeGreaterThan(0);
       expect(Math.max(...rowsReadFromClicks)).toBeLessThanOrEqual(500);
