@@ -124,7 +124,7 @@ const database = await throwawayDatabase();
 const db = openPostgres(database.url, { max: 8 });
 try {
   await migrate(db);
-  // Tomorrow is the first day a partition can be made for (sql/0118); the 30 days of the retention pass come first.
+  // Tomorrow is the first day a partition can be made for (sql/0119); the 30 days of the retention pass come first.
   const start = utcDayStart(new Date(), 1 + RETENTION_PARTITIONS);
   await ensureDayPartitions({ db, now: new Date(start) }, DAYS);
   const loadBefore = load();

@@ -1,5 +1,5 @@
 /**
- * The tables partitioned by day of their ULID key (sql/0118_day_partitions.sql), and what
+ * The tables partitioned by day of their ULID key (sql/0119_day_partitions.sql), and what
  * retention needs to know of each (docs/operations.md, "Day partitions" and "Retention").
  */
 export interface PartitionedTable {

@@ -3,7 +3,7 @@ import { assertIdentifier, type Queryable } from '../db/db';
 
 /**
  * Adds a partition's rows in [lower, upper) to retained_totals before retention deletes them
- * (sql/0119_retention.sql): what the pivot counts of them, per organization, campaign, quarter
+ * (sql/0120_retention.sql): what the pivot counts of them, per organization, campaign, quarter
  * hour and currency. A quarter hour already there is added to, so a late row summed in a later
  * pass joins its bucket.
  */

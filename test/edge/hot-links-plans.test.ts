@@ -39,7 +39,7 @@ for (const backend of backends()) {
     /** The plan nodes that read clicks: a scan, or a bitmap heap scan over its index scan. */
     const clickReads = async (analyze = false): Promise<PlanNode[]> => {
       const nodes = await planNodes(db, HOT_LINKS_SQL, params, { analyze });
-      // clicks is partitioned by day (sql/0118): the plan reads each partition, and the empty ones
+      // clicks is partitioned by day (sql/0119): the plan reads each partition, and the empty ones
       // (a scan of nothing, whatever its kind) are left out; a partition's index is named by its parent's.
       const holding = new Set((await db.query<{ part: string }>(`SELECT DISTINCT tableoid::regclass::text AS part FROM clicks`)).map((r) => r.part));
       const reads: PlanNode[] = [];

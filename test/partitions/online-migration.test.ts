@@ -9,7 +9,7 @@ import { newId } from '../../src/shared/ids';
 import { createPostgres, onBeforeClose } from '../support/db';
 
 /**
- * The migration to day partitions (sql/0118) on a database that already holds a million clicks,
+ * The migration to day partitions (sql/0119) on a database that already holds a million clicks,
  * made with generate_series over the last ten days, while a node goes on writing and reading clicks.
  */
 const CLICKS = 1_000_000;
@@ -110,7 +110,7 @@ for (const store of stores) {
 
       const serving = serveMeanwhile(node);
       while (serving.written.length < 3) await Bun.sleep(5);
-      expect(await migrate(db)).toContain('0118_day_partitions.sql');
+      expect(await migrate(db)).toContain('0119_day_partitions.sql');
       const afterMigration = serving.written.length;
       while (serving.written.length < afterMigration + 3) await Bun.sleep(5);
       await serving.stop();

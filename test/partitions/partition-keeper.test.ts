@@ -15,7 +15,7 @@ for (const backend of backends()) {
       const lines: string[] = [];
       const keeper = createPartitionKeeper({ db, clock: () => new Date(), retention: { clicks: 5 }, daysAhead: 2, log: (line) => lines.push(line) });
       const round = await keeper.runOnce();
-      // Today is the legacy partition's (sql/0118); the next two days are made.
+      // Today is the legacy partition's (sql/0119); the next two days are made.
       expect(round.made.filter((p) => p.table === 'clicks')).toHaveLength(2);
       expect(round.retention).toEqual([expect.objectContaining({ table: 'clicks', deleted: 1 })]);
       expect(lines.some((line) => line.startsWith('retention: clicks'))).toBe(true);

@@ -17,7 +17,7 @@ export async function planNodes(db: Queryable, statement: string, params: unknow
 }
 
 /**
- * Whether a plan node's relation is `table` or one of its day partitions (sql/0118:
+ * Whether a plan node's relation is `table` or one of its day partitions (sql/0119:
  * `<table>_legacy`, `<table>_default`, `<table>_dYYYYMMDD`): a scan names the partition it reads.
  */
 export function readsTable(node: PlanNode, table: string): boolean {

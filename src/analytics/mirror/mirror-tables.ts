@@ -15,7 +15,7 @@ export const MIRRORED_TABLES: readonly string[] = [
   'skan_postbacks',
   'campaigns',
   'fx_rates',
-  // What the reports count of the days retention dropped (sql/0119_retention.sql).
+  // What the reports count of the days retention dropped (sql/0120_retention.sql).
   'retained_totals',
   // Last: the rows deleted from the tables above, applied after each round (mirror-deletes.ts).
   'mirror_deletions',

@@ -127,7 +127,7 @@ for (const backend of backends()) {
         return row!.same;
       });
       expect(stamped).toBe(true);
-      // Tables, not their day partitions (sql/0118), which carry the trigger their parent gives them.
+      // Tables, not their day partitions (sql/0119), which carry the trigger their parent gives them.
       const triggers = await db.query<{ event_object_table: string }>(
         `SELECT DISTINCT c.relname AS event_object_table
            FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid

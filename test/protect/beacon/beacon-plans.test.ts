@@ -35,7 +35,7 @@ for (const backend of backends()) {
     ] as const) {
       test(`${name}: no sequential scan of click_beacons or clicks`, async () => {
         const nodes = await planNodes(db, statement, [...params]);
-        // Both tables are partitioned by day (sql/0118): a scan names the partition it reads.
+        // Both tables are partitioned by day (sql/0119): a scan names the partition it reads.
         const scans = nodes.filter((node) => readsTable(node, 'click_beacons') || readsTable(node, 'clicks'));
         expect(scans.length).toBeGreaterThanOrEqual(1);
         expect(scans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
