@@ -7,7 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readApnsKey, readFcmAccount } from './credential-files';
-import { DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
+import { DEFAULT_EMBEDDED_BUFFERS_MB, DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MAX_EMBEDDED_BUFFERS_MB, MIN_EMBEDDED_BUFFERS_MB, MIN_MIRROR_MEMORY_MB } from './defaults';
 import { Environment, LOWER_CASED, MAX_KEY_RATE_LIMIT, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
 import { persistentSecret } from './session-secret';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan-key';
@@ -55,6 +55,8 @@ export interface Config {
   erasureSweepSeconds: number;
   /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror-settings.ts). */
   mirrorMemoryMb: number;
+  /** EMBEDDED_BUFFERS_MB: the embedded store's shared_buffers, in MiB (src/db/pglite.ts). */
+  embeddedBuffersMb: number;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
   mirrorThreads: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
@@ -226,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
     mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
+    embeddedBuffersMb: embeddedBuffersMb(e.EMBEDDED_BUFFERS_MB),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
@@ -319,6 +322,15 @@ function mirrorMemoryMb(value: string | undefined): number {
   const mb = Number(value);
   if (mb < MIN_MIRROR_MEMORY_MB || mb > MAX_MIRROR_MEMORY_MB) {
     throw new ConfigError('MIRROR_MEMORY_MB', `${mb} is not a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}`);
+  }
+  return mb;
+}
+
+function embeddedBuffersMb(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_EMBEDDED_BUFFERS_MB;
+  const mb = Number(value);
+  if (mb < MIN_EMBEDDED_BUFFERS_MB || mb > MAX_EMBEDDED_BUFFERS_MB) {
+    throw new ConfigError('EMBEDDED_BUFFERS_MB', `${mb} is not a number of MiB, ${MIN_EMBEDDED_BUFFERS_MB} to ${MAX_EMBEDDED_BUFFERS_MB}`);
   }
   return mb;
 }

@@ -14,7 +14,7 @@ export async function openDb(config: StoreSettings, lock?: DataDirLock): Promise
   if (lock && lock.dataDir !== config.dataDir) throw new Error(`the lock held is on ${lock.dataDir}, not on ${config.dataDir}`);
   const unlock = lock ? () => {} : lockDataDir(config).release;
   try {
-    const db = await openPglite(join(config.dataDir, 'pglite'));
+    const db = await openPglite(join(config.dataDir, 'pglite'), { sharedBuffersMb: config.embeddedBuffersMb });
     return {
       ...db,
       async close() {

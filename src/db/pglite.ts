@@ -12,6 +12,8 @@ const DURABLE_START_PARAMS = [...PGlite.defaultStartParams.filter((param) => par
 export interface PgliteOptions {
   /** How a file of the store reaches the disk (tests count the calls). */
   syncFile?: SyncFile;
+  /** Postgres's shared_buffers, in MiB: a pool inside the WebAssembly heap (EMBEDDED_BUFFERS_MB). */
+  sharedBuffersMb?: number;
 }
 
 /**
@@ -24,9 +26,10 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     [types.NUMERIC]: (value: string) => Number(value),
     [types.TIMESTAMPTZ]: parseTimestamptz,
   };
+  const buffers = options.sharedBuffersMb === undefined ? [] : ['-c', `shared_buffers=${options.sharedBuffersMb}MB`];
   const pg = dataDir === undefined
-    ? await PGlite.create({ parsers })
-    : await PGlite.create({ parsers, fs: new SyncingNodeFS(dataDir, options.syncFile), startParams: DURABLE_START_PARAMS });
+    ? await PGlite.create({ parsers, startParams: [...PGlite.defaultStartParams, ...buffers] })
+    : await PGlite.create({ parsers, fs: new SyncingNodeFS(dataDir, options.syncFile), startParams: [...DURABLE_START_PARAMS, ...buffers] });
   if (dataDir !== undefined) syncTree(dataDir, options.syncFile);
   const run = (runner: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
