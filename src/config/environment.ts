@@ -42,6 +42,7 @@ export const Environment = T.Object({
   ERASURE_SWEEP_SECONDS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a number of seconds, 0 to 99999' })),
   MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
   EMBEDDED_BUFFERS_MB: T.Optional(T.String({ pattern: '^[0-9]{1,4}$', description: `a number of MiB, ${MIN_EMBEDDED_BUFFERS_MB} to ${MAX_EMBEDDED_BUFFERS_MB}` })),
+  EMBEDDED_STORE_THREAD: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),

@@ -41,9 +41,6 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     },
   });
   const self = run(pg);
-  // One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take
-  // a lock it already holds again, so its advisory locks are held here, in memory.
-  const heldLocks = new Set<number>();
   return {
     kind: 'pglite',
     query: self.query,
@@ -79,17 +76,26 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     async notify(channel, payload) {
       await pg.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
-    async tryAdvisoryLock(key) {
-      if (heldLocks.has(key)) return null;
-      heldLocks.add(key);
-      return {
-        async release() {
-          heldLocks.delete(key);
-        },
-      };
-    },
+    tryAdvisoryLock: inMemoryAdvisoryLocks(),
     async close() {
       await pg.close();
     },
+  };
+}
+
+/**
+ * One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take a
+ * lock it already holds again, so its advisory locks are held in memory, by the process.
+ */
+export function inMemoryAdvisoryLocks(): Db['tryAdvisoryLock'] {
+  const heldLocks = new Set<number>();
+  return async (key) => {
+    if (heldLocks.has(key)) return null;
+    heldLocks.add(key);
+    return {
+      async release() {
+        heldLocks.delete(key);
+      },
+    };
   };
 }
