@@ -229,8 +229,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     postbackHostBurst: e.POSTBACK_HOST_BURST ? Number(e.POSTBACK_HOST_BURST) : 20,
     mirrorIntervalMs: e.MIRROR_INTERVAL_MS ? Number(e.MIRROR_INTERVAL_MS) : 1000,
     erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
-    mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
-    embeddedBuffersMb: embeddedBuffersMb(e.EMBEDDED_BUFFERS_MB),
+    mirrorMemoryMb: mebibytes('MIRROR_MEMORY_MB', e.MIRROR_MEMORY_MB, { fallback: DEFAULT_MIRROR_MEMORY_MB, min: MIN_MIRROR_MEMORY_MB, max: MAX_MIRROR_MEMORY_MB }),
+    embeddedBuffersMb: mebibytes('EMBEDDED_BUFFERS_MB', e.EMBEDDED_BUFFERS_MB, { fallback: DEFAULT_EMBEDDED_BUFFERS_MB, min: MIN_EMBEDDED_BUFFERS_MB, max: MAX_EMBEDDED_BUFFERS_MB }),
     embeddedStoreThread: e.EMBEDDED_STORE_THREAD !== undefined && isOn(e.EMBEDDED_STORE_THREAD),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
@@ -320,21 +320,11 @@ function keyRateLimit(value: string | undefined): number | null {
   return perMinute;
 }
 
-function mirrorMemoryMb(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_MIRROR_MEMORY_MB;
+/** A number of MiB the schema let through as digits, checked against its range; `fallback` when unset. */
+function mebibytes(variable: string, value: string | undefined, { fallback, min, max }: { fallback: number; min: number; max: number }): number {
+  if (value === undefined) return fallback;
   const mb = Number(value);
-  if (mb < MIN_MIRROR_MEMORY_MB || mb > MAX_MIRROR_MEMORY_MB) {
-    throw new ConfigError('MIRROR_MEMORY_MB', `${mb} is not a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}`);
-  }
-  return mb;
-}
-
-function embeddedBuffersMb(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_EMBEDDED_BUFFERS_MB;
-  const mb = Number(value);
-  if (mb < MIN_EMBEDDED_BUFFERS_MB || mb > MAX_EMBEDDED_BUFFERS_MB) {
-    throw new ConfigError('EMBEDDED_BUFFERS_MB', `${mb} is not a number of MiB, ${MIN_EMBEDDED_BUFFERS_MB} to ${MAX_EMBEDDED_BUFFERS_MB}`);
-  }
+  if (mb < min || mb > max) throw new ConfigError(variable, `${mb} is not a number of MiB, ${min} to ${max}`);
   return mb;
 }
 
