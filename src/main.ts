@@ -71,6 +71,9 @@ async function main() {
     await db.close().catch(() => {});
     fail(1, `migrations failed: ${(error as Error).message}`);
   }
+  // Before the services: on Postgres each click writer thread loads the IP data as it starts, and
+  // finds the copy written rather than parsing it again.
+  await ipDataReady;
   progress(`services: click pipeline and analytics mirror (${config.dataDir}/analytics.duckdb)`);
   const services = await createServices(config, db);
   /** A start that fails after the services started: they stop, the store closes, the process exits 1. */
@@ -79,12 +82,11 @@ async function main() {
     await db.close().catch(() => {});
     fail(1, message);
   };
-  // Mapped, not parsed, once the thread wrote the copies: a few milliseconds before the first request.
-  await ipDataReady;
+  // Mapped, not parsed, now the thread wrote the copies: a few milliseconds before the first request.
   try {
     services.ipIntel.load();
   } catch (error) {
-    // As before it loaded at boot: the lookups that need the broken file report it, the rest serve.
+    // As when it loaded on first use: the lookups that need the broken file report it, the rest serve.
     console.error(`IP data: loading failed (${(error as Error).message}); the lookups that need it report it`);
   }
   const serving = createServing(services);
