@@ -10,7 +10,11 @@ import { ADMIN_URL, throwawayDatabase, type ThrowawayDatabase } from './throwawa
 import { scratchDir } from './scratch-dir';
 import { requireWrk } from './wrk';
 
-export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** BENCH_BURST=1: a 20 s run, then BENCH_IDLE (60) seconds idle before the settled memory is read. */
+export const BURST = process.env.BENCH_BURST === '1';
+export const DURATION = Number(process.env.BENCH_DURATION ?? (BURST ? 20 : 10));
+/** Seconds the server is left idle after it settles, before its settled memory is read. */
+export const IDLE = Number(process.env.BENCH_IDLE ?? (BURST ? 60 : 0));
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 export const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);

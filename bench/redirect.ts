@@ -7,9 +7,12 @@
  * until the server is idle (`settle_s`): the warm-up's clicks written, the mirror caught up.
  * After the measured run it waits the same way: `drain_s` until the click backlog is 0,
  * `after_s` until the server is idle; then SIGTERM (`stop_s` until it exits). `rss_peak_mb` is
- * the server's resident memory at its highest, `rss_settled_mb` and `anon_settled_mb` once idle.
+ * the server's resident memory at its highest during and after the measured run (the boot's peak
+ * left out), `rss_idle_mb` at rest before it, `rss_settled_mb` and `anon_settled_mb` once idle,
+ * BENCH_IDLE seconds after it settled.
  *
  *   npm run bench:redirect
+ *   BENCH_BURST=1 npm run bench:redirect   # 20 s burst, then 60 s idle before settled memory
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_WARMUP=3 (defaults)
  *   BENCH_TARGETS=postgres,embedded (default: both; the bare reference always runs)
  *   DATABASE_URL=postgres://...  (default: postgres://postgres@127.0.0.1:5432/test when reachable)
@@ -18,6 +21,7 @@
  */
 import postgres from 'postgres';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { openPglite } from '../src/db/pglite';
 import { createLinkOver } from '../test/support/over-http';
 import { freePort, startServer } from '../test/support/server';
@@ -29,6 +33,7 @@ import {
   CONNECTIONS,
   drive,
   DURATION,
+  IDLE,
   QUERY,
   round,
   summary,
@@ -56,10 +61,12 @@ async function service(databaseUrl: string | undefined) {
   let settleSeconds = 0;
   let peakMb = 0;
   let settledMemory: TreeMemory = { rssMb: 0, anonMb: 0 };
+  let idleMemory: TreeMemory = { rssMb: 0, anonMb: 0 };
   try {
     const warmup = await createLinkOver(server);
     await drive(`${server.url}/c/${warmup.slug}${QUERY}`, WARMUP);
     settleSeconds = await settled(pid);
+    idleMemory = treeMemory(pid);
     const measured = await createLinkOver(server);
     linkId = measured.id;
     const memory = canReadMemory(pid) ? sampleMemory(pid) : null;
@@ -69,10 +76,10 @@ async function service(databaseUrl: string | undefined) {
     drainSeconds = await backlogDrained(server.url);
     await settled(pid, AFTER_LOAD_TIMEOUT_MS);
     afterSeconds = (performance.now() - loadEnded) / 1000;
-    if (memory) {
-      peakMb = memory.stop().peakMb;
-      settledMemory = treeMemory(pid);
-    }
+    // The burst's peak includes the drain and the mirror's copy; settled is read after IDLE more.
+    if (memory) peakMb = memory.stop().peakMb;
+    await Bun.sleep(IDLE * 1000);
+    if (memory) settledMemory = treeMemory(pid);
   } finally {
     const stopping = performance.now();
     const code = await server.stop('SIGTERM');
@@ -92,13 +99,13 @@ async function service(databaseUrl: string | undefined) {
   }
   if (stored < load.redirects) console.error(`bench: fewer clicks stored than answered; server output:\n${server.output().slice(-3000)}`);
   removeScratch(server.dataDir);
-  return { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory };
+  return { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory, idleMemory };
 }
 
 const reference = await bare();
 console.error(`bare: ${JSON.stringify(summary(reference))}`);
 const targets = await eachTarget(async (url) => {
-  const { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory } = await service(url);
+  const { load, stored, drainSeconds, afterSeconds, stopSeconds, settleSeconds, peakMb, settledMemory, idleMemory } = await service(url);
   return {
     ...summary(load),
     ratio: round(load.rps / reference.rps, 3),
@@ -112,6 +119,7 @@ const targets = await eachTarget(async (url) => {
     after_s: round(afterSeconds, 1),
     stop_s: round(stopSeconds, 1),
     settle_s: round(settleSeconds, 1),
+    rss_idle_mb: Math.round(idleMemory.rssMb),
     rss_peak_mb: Math.round(peakMb),
     rss_settled_mb: Math.round(settledMemory.rssMb),
     anon_settled_mb: Math.round(settledMemory.anonMb),
@@ -124,6 +132,9 @@ console.log(
     tool: 'wrk',
     connections: CONNECTIONS,
     duration_s: DURATION,
+    idle_s: IDLE,
+    // The machine's load as the run ends: figures from a busy machine are not quiet-machine figures.
+    load_avg: loadavg().map((load) => round(load, 2)),
     bare: summary(reference),
     ...targets,
   }),

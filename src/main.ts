@@ -3,6 +3,7 @@ import './apply-runtime-options';
 import { createServing } from './app';
 import { ConfigError, loadConfig, type Config } from './config/config';
 import { configNotices } from './boot-notices';
+import { bootProgress } from './boot-progress';
 import type { Db } from './db/db';
 import { DataDirBusy, lockDataDir, type DataDirLock } from './db/data-dir-lock';
 import { migrate } from './db/migrate';
@@ -10,6 +11,8 @@ import { openDb } from './db/open';
 import { ensureDayPartitions } from './partitions/partitions.service';
 import { startForwardReceiver, type ForwardReceiver } from './http/forwarding';
 import { SERVE_OPTIONS } from './http/serve-options';
+import { ipIntelOptionsFor } from './ipintel/ip-intel';
+import { prepareIpData } from './ipintel/ip-data.thread';
 import { createServices } from './services';
 import { startTrackingListeners, type TrackingListeners } from './tracking/listeners/listeners';
 import type { Server } from 'bun';
@@ -23,8 +26,12 @@ function fail(code: number, message: string): never {
   process.exit(code);
 }
 
-/** boot: config -> DATA_DIR lock -> db -> migrate -> services -> app -> listen; SIGTERM/SIGINT stop gracefully. */
+/**
+ * boot: config -> DATA_DIR lock -> db -> migrate -> services -> app -> listen, the IP data prepared
+ * in a thread meanwhile and loaded before the first request; SIGTERM/SIGINT stop gracefully.
+ */
 async function main() {
+  const progress = bootProgress();
   let config: Config;
   try {
     config = loadConfig();
@@ -43,22 +50,35 @@ async function main() {
     if (error instanceof DataDirBusy) fail(1, `cannot start: ${error.message}`);
     fail(1, `cannot lock DATA_DIR: ${(error as Error).message}`);
   }
+  // Side by side with the store's opening and the migrations: on a new DATA_DIR both take seconds.
+  const ipIntelOptions = ipIntelOptionsFor(config);
+  progress('IP data: preparing the ASN table and the city databases in a thread');
+  const ipDataReady = prepareIpData(ipIntelOptions).then(
+    (rows) => progress(`IP data: ready (${rows.toLocaleString('en')} ASN ranges)`),
+    (error: Error) => progress(`IP data: not prepared in a thread (${error.message}); loading it here`),
+  );
+  progress(config.databaseUrl ? 'database: connecting to Postgres' : `database: opening the embedded store under ${config.dataDir} (a first start creates it)`);
   let db: Db;
   try {
-    db = await openDb(config, dataDirLock);
+    db = await progress.during(openDb(config, dataDirLock), 'database: still opening (a new embedded store is initialised once, in seconds)');
   } catch (error) {
     fail(1, `cannot open the database: ${(error as Error).message}`);
   }
   try {
-    const applied = await migrate(db);
+    progress('database: checking migrations');
+    const applied = await migrate(db, undefined, ({ name, index, pending }) => progress(`migration ${index}/${pending}: ${name}`));
     if (applied.length > 0) console.log(`migrations applied: ${applied.join(', ')}`);
     // Before serving, so today's rows land in day partitions (a row with none lands in the default one).
     const made = await ensureDayPartitions({ db, now: new Date() }, config.partitionsAheadDays);
-    if (made.length > 0) console.log(`day partitions made: ${made.length}`);
+    if (made.length > 0) progress(`day partitions: ${made.length} made ahead`);
   } catch (error) {
     await db.close().catch(() => {});
     fail(1, `migrations failed: ${(error as Error).message}`);
   }
+  // Before the services: on Postgres each click writer thread loads the IP data as it starts, and
+  // finds the copy written rather than parsing it again.
+  await ipDataReady;
+  progress(`services: click pipeline and analytics mirror (${config.dataDir}/analytics.duckdb)`);
   const services = await createServices(config, db);
   /** A start that fails after the services started: they stop, the store closes, the process exits 1. */
   const abandon = async (message: string): Promise<never> => {
@@ -66,6 +86,13 @@ async function main() {
     await db.close().catch(() => {});
     fail(1, message);
   };
+  // Mapped, not parsed, now the thread wrote the copies: a few milliseconds before the first request.
+  try {
+    services.ipIntel.load();
+  } catch (error) {
+    // As when it loaded on first use: the lookups that need the broken file report it, the rest serve.
+    console.error(`IP data: loading failed (${(error as Error).message}); the lookups that need it report it`);
+  }
   const serving = createServing(services);
   const { app } = serving;
   const sharesPort = config.trackingThreads > 0;
@@ -139,6 +166,7 @@ async function main() {
   }
   const threads = listeners ? `, ${listeners.count + 1} threads answering redirects` : '';
   console.log(`listening on :${config.port} (${db.kind}${config.databaseUrl ? '' : ` under ${config.dataDir}`}${threads})`);
+  progress(`ready: ${config.baseUrl} (health: ${config.baseUrl}/api/health)`);
 }
 
 await main();

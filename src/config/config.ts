@@ -7,7 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readApnsKey, readFcmAccount } from './credential-files';
-import { DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MIN_MIRROR_MEMORY_MB } from './defaults';
+import { DEFAULT_EMBEDDED_BUFFERS_MB, DEFAULT_JOURNAL_SYNC_MS, DEFAULT_MIRROR_MEMORY_MB, DEFAULT_MIRROR_THREADS, MAX_EMBEDDED_BUFFERS_MB, MIN_EMBEDDED_BUFFERS_MB, MIN_MIRROR_MEMORY_MB } from './defaults';
 import { Environment, LOWER_CASED, MAX_KEY_RATE_LIMIT, MAX_MIRROR_MEMORY_MB, MAX_UNINSTALL_CHECK_HOURS, SECRET_VARIABLES } from './environment';
 import { persistentSecret } from './session-secret';
 import { APPLE_SKAN_PUBLIC_KEY, normaliseSkanPublicKey } from './skan-key';
@@ -62,6 +62,10 @@ export interface Config {
   erasureSweepSeconds: number;
   /** MIRROR_MEMORY_MB: DuckDB's memory_limit for the analytics mirror, in MiB (src/analytics/mirror/mirror-settings.ts). */
   mirrorMemoryMb: number;
+  /** EMBEDDED_BUFFERS_MB: the embedded store's shared_buffers, in MiB (src/db/pglite.ts). */
+  embeddedBuffersMb: number;
+  /** EMBEDDED_STORE_THREAD: PGlite in a thread of its own (src/db/pglite.thread.ts); off by default. */
+  embeddedStoreThread: boolean;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
   mirrorThreads: number;
   /** CLICK_BACKLOG: journaled clicks at which the batcher stops giving way to redirects (default in click-pipeline.ts). */
@@ -234,7 +238,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionDays: retentionDays(e),
     partitionsAheadDays: e.PARTITIONS_AHEAD_DAYS ? Number(e.PARTITIONS_AHEAD_DAYS) : 7,
     erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
-    mirrorMemoryMb: mirrorMemoryMb(e.MIRROR_MEMORY_MB),
+    mirrorMemoryMb: mebibytes('MIRROR_MEMORY_MB', e.MIRROR_MEMORY_MB, { fallback: DEFAULT_MIRROR_MEMORY_MB, min: MIN_MIRROR_MEMORY_MB, max: MAX_MIRROR_MEMORY_MB }),
+    embeddedBuffersMb: mebibytes('EMBEDDED_BUFFERS_MB', e.EMBEDDED_BUFFERS_MB, { fallback: DEFAULT_EMBEDDED_BUFFERS_MB, min: MIN_EMBEDDED_BUFFERS_MB, max: MAX_EMBEDDED_BUFFERS_MB }),
+    embeddedStoreThread: e.EMBEDDED_STORE_THREAD !== undefined && isOn(e.EMBEDDED_STORE_THREAD),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
@@ -343,12 +349,11 @@ function keyRateLimit(value: string | undefined): number | null {
   return perMinute;
 }
 
-function mirrorMemoryMb(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_MIRROR_MEMORY_MB;
+/** A number of MiB the schema let through as digits, checked against its range; `fallback` when unset. */
+function mebibytes(variable: string, value: string | undefined, { fallback, min, max }: { fallback: number; min: number; max: number }): number {
+  if (value === undefined) return fallback;
   const mb = Number(value);
-  if (mb < MIN_MIRROR_MEMORY_MB || mb > MAX_MIRROR_MEMORY_MB) {
-    throw new ConfigError('MIRROR_MEMORY_MB', `${mb} is not a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}`);
-  }
+  if (mb < min || mb > max) throw new ConfigError(variable, `${mb} is not a number of MiB, ${min} to ${max}`);
   return mb;
 }
 

@@ -3,7 +3,7 @@
  * value is parsed (config.ts), with the patterns and bounds their descriptions name.
  */
 import { Type as T, type Static } from '@sinclair/typebox';
-import { MIN_MIRROR_MEMORY_MB } from './defaults';
+import { MAX_EMBEDDED_BUFFERS_MB, MIN_EMBEDDED_BUFFERS_MB, MIN_MIRROR_MEMORY_MB } from './defaults';
 
 const SWITCH = '^(on|off|true|false|yes|no|1|0)$';
 /** Switches are read case-insensitively. */
@@ -52,6 +52,8 @@ export const Environment = T.Object({
   PARTITIONS_AHEAD_DAYS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of days, 1 to 99' })),
   ERASURE_SWEEP_SECONDS: T.Optional(T.String({ pattern: '^[0-9]{1,5}$', description: 'a number of seconds, 0 to 99999' })),
   MIRROR_MEMORY_MB: T.Optional(T.String({ pattern: '^[0-9]{1,7}$', description: `a number of MiB, ${MIN_MIRROR_MEMORY_MB} to ${MAX_MIRROR_MEMORY_MB}` })),
+  EMBEDDED_BUFFERS_MB: T.Optional(T.String({ pattern: '^[0-9]{1,4}$', description: `a number of MiB, ${MIN_EMBEDDED_BUFFERS_MB} to ${MAX_EMBEDDED_BUFFERS_MB}` })),
+  EMBEDDED_STORE_THREAD: T.Optional(T.String({ pattern: SWITCH, description: 'on or off' })),
   MIRROR_THREADS: T.Optional(T.String({ pattern: '^[1-9][0-9]?$', description: 'a number of threads, 1 to 99' })),
   TRACKING_THREADS: T.Optional(T.String({ pattern: '^[0-9]{1,2}$', description: 'a number of threads, 0 to 99' })),
   CLICK_BACKLOG: T.Optional(T.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'a number of records, 1 to 999999999' })),

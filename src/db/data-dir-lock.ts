@@ -22,6 +22,10 @@ export const DATA_DIR_LOCK_FILE = 'data.lock';
 export interface StoreSettings {
   dataDir: string;
   databaseUrl?: string;
+  /** The embedded store's shared_buffers in MiB (EMBEDDED_BUFFERS_MB); PGlite's own 128 without it. */
+  embeddedBuffersMb?: number;
+  /** EMBEDDED_STORE_THREAD: the embedded store in a thread of its own (pglite.thread.ts). */
+  embeddedStoreThread?: boolean;
 }
 
 export function lockDataDir(config: StoreSettings): DataDirLock {

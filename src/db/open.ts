@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { lockDataDir, type DataDirLock, type StoreSettings } from './data-dir-lock';
 import type { Db } from './db';
 import { openPglite } from './pglite';
+import { openPgliteThread } from './pglite.thread';
 import { openPostgres } from './postgres';
 
 /**
@@ -14,7 +15,9 @@ export async function openDb(config: StoreSettings, lock?: DataDirLock): Promise
   if (lock && lock.dataDir !== config.dataDir) throw new Error(`the lock held is on ${lock.dataDir}, not on ${config.dataDir}`);
   const unlock = lock ? () => {} : lockDataDir(config).release;
   try {
-    const db = await openPglite(join(config.dataDir, 'pglite'));
+    const dir = join(config.dataDir, 'pglite');
+    const settings = { sharedBuffersMb: config.embeddedBuffersMb };
+    const db = config.embeddedStoreThread ? await openPgliteThread(dir, settings) : await openPglite(dir, settings);
     return {
       ...db,
       async close() {

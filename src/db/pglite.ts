@@ -12,6 +12,8 @@ const DURABLE_START_PARAMS = [...PGlite.defaultStartParams.filter((param) => par
 export interface PgliteOptions {
   /** How a file of the store reaches the disk (tests count the calls). */
   syncFile?: SyncFile;
+  /** Postgres's shared_buffers, in MiB: a pool inside the WebAssembly heap (EMBEDDED_BUFFERS_MB). */
+  sharedBuffersMb?: number;
 }
 
 /**
@@ -24,9 +26,10 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     [types.NUMERIC]: (value: string) => Number(value),
     [types.TIMESTAMPTZ]: parseTimestamptz,
   };
+  const buffers = options.sharedBuffersMb === undefined ? [] : ['-c', `shared_buffers=${options.sharedBuffersMb}MB`];
   const pg = dataDir === undefined
-    ? await PGlite.create({ parsers })
-    : await PGlite.create({ parsers, fs: new SyncingNodeFS(dataDir, options.syncFile), startParams: DURABLE_START_PARAMS });
+    ? await PGlite.create({ parsers, startParams: [...PGlite.defaultStartParams, ...buffers] })
+    : await PGlite.create({ parsers, fs: new SyncingNodeFS(dataDir, options.syncFile), startParams: [...DURABLE_START_PARAMS, ...buffers] });
   if (dataDir !== undefined) syncTree(dataDir, options.syncFile);
   const run = (runner: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<T>(text: string, params: readonly unknown[] = []) {
@@ -38,9 +41,6 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     },
   });
   const self = run(pg);
-  // One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take
-  // a lock it already holds again, so its advisory locks are held here, in memory.
-  const heldLocks = new Set<number>();
   return {
     kind: 'pglite',
     query: self.query,
@@ -76,17 +76,26 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     async notify(channel, payload) {
       await pg.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
-    async tryAdvisoryLock(key) {
-      if (heldLocks.has(key)) return null;
-      heldLocks.add(key);
-      return {
-        async release() {
-          heldLocks.delete(key);
-        },
-      };
-    },
+    tryAdvisoryLock: inMemoryAdvisoryLocks(),
     async close() {
       await pg.close();
     },
+  };
+}
+
+/**
+ * One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take a
+ * lock it already holds again, so its advisory locks are held in memory, by the process.
+ */
+export function inMemoryAdvisoryLocks(): Db['tryAdvisoryLock'] {
+  const heldLocks = new Set<number>();
+  return async (key) => {
+    if (heldLocks.has(key)) return null;
+    heldLocks.add(key);
+    return {
+      async release() {
+        heldLocks.delete(key);
+      },
+    };
   };
 }

@@ -78,7 +78,7 @@ const NO_POOL: PoolFacts = Object.freeze({ type: null, asn: null, as_org: null }
 const NO_PLACE = Object.freeze({ region: null, city: null });
 
 /** The node's databases as configured: GEO_CITY_DB, and caches under DATA_DIR (every thread the same). */
-export function ipIntelOptionsFor(config: { geoCityDb?: string | undefined; dataDir: string }): IpIntelOptions {
+export function ipIntelOptionsFor(config: { geoCityDb?: string | undefined; dataDir: string }): IpIntelOptions & { cacheDir: string } {
   return { cityDatabases: config.geoCityDb ? [config.geoCityDb] : undefined, cacheDir: join(config.dataDir, 'ipintel') };
 }
 

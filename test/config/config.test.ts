@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
@@ -67,6 +67,17 @@ describe('loadConfig: happy', () => {
     expect(() => load({ MIRROR_MEMORY_MB: '256MB' })).toThrow(/^invalid MIRROR_MEMORY_MB: "256MB" is not a number of MiB/);
     expect(load({ MIRROR_THREADS: '1' }).mirrorThreads).toBe(1);
     expect(load({ MIRROR_THREADS: '99' }).mirrorThreads).toBe(99);
+  });
+
+  test('EMBEDDED_BUFFERS_MB: MiB from 16 to 4096, by default a thousandth of the machine, 16 to 128', () => {
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tempDir('config'), SESSION_SECRET: SECRET, ...env });
+    const machineMb = totalmem() / 1024 / 1024;
+    expect(load({}).embeddedBuffersMb).toBe(Math.min(128, Math.max(16, Math.floor(machineMb / 1024))));
+    expect(load({ EMBEDDED_BUFFERS_MB: '16' }).embeddedBuffersMb).toBe(16);
+    expect(load({ EMBEDDED_BUFFERS_MB: '4096' }).embeddedBuffersMb).toBe(4096);
+    expect(() => load({ EMBEDDED_BUFFERS_MB: '8' })).toThrow('invalid EMBEDDED_BUFFERS_MB: 8 is not a number of MiB, 16 to 4096');
+    expect(() => load({ EMBEDDED_BUFFERS_MB: '4097' })).toThrow('invalid EMBEDDED_BUFFERS_MB: 4097 is not a number of MiB, 16 to 4096');
+    expect(() => load({ EMBEDDED_BUFFERS_MB: '64MB' })).toThrow(/^invalid EMBEDDED_BUFFERS_MB: "64MB" is not a number of MiB/);
   });
 
   test('BASE_URL and TRACKING_URL default to the chosen PORT; explicit values lose a trailing slash', () => {

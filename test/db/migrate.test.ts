@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { migrate } from '../../src/db/migrate';
+import { migrate, readMigrations } from '../../src/db/migrate';
 import { backends, createPostgres } from '../support/db';
 import { openPglite } from '../../src/db/pglite';
 import { eventually } from '../support/wait';
@@ -68,6 +68,24 @@ if (process.env.DATABASE_URL) {
 test('an in-memory PGlite migrates from empty', async () => {
   const db = await openPglite();
   expect((await migrate(db)).length).toBeGreaterThan(0);
+  await db.close();
+});
+
+test('progress names each pending migration with its place and the pending count, and nothing once applied', async () => {
+  const db = await openPglite();
+  const all = readMigrations();
+  const firstRun = all.slice(0, 3);
+  const told: string[] = [];
+  const tell = ({ name, index, pending }: { name: string; index: number; pending: number }) => told.push(`${index}/${pending} ${name}`);
+  await migrate(db, firstRun, tell);
+  expect(told).toEqual(firstRun.map((migration, i) => `${i + 1}/3 ${migration.name}`));
+  told.length = 0;
+  const applied = await migrate(db, all, tell);
+  expect(told).toEqual(all.slice(3).map((migration, i) => `${i + 1}/${all.length - 3} ${migration.name}`));
+  expect(applied).toEqual(all.slice(3).map((migration) => migration.name));
+  told.length = 0;
+  expect(await migrate(db, all, tell)).toEqual([]);
+  expect(told).toEqual([]);
   await db.close();
 });
 

@@ -3,6 +3,7 @@ import { fsyncSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db';
 import { openPglite } from '../../src/db/pglite';
+import { openDb } from '../../src/db/open';
 import { tempDir } from '../support/temp-dir';
 
 /** The embedded store on disk syncs its files as Postgres does, by the file layer this adapter gives it. */
@@ -58,5 +59,34 @@ describe('embedded store on disk: durability', () => {
   test('a copyFrom that fails commits nothing', async () => {
     await expect(db.copyFrom('t', ['id', 'v'], '4\tfour\n1\tagain\n')).rejects.toThrow();
     expect(await db.query('SELECT id FROM t ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+});
+
+describe('embedded store: shared_buffers (EMBEDDED_BUFFERS_MB)', () => {
+  test('the pool is the size asked for, on disk through openDb and in memory', async () => {
+    const dataDir = tempDir('pglite-buffers');
+    const onDisk = await openDb({ dataDir, embeddedBuffersMb: 24 });
+    try {
+      expect(await onDisk.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '24MB' }]);
+      // The store keeps its durable settings beside the pool's size.
+      expect(await onDisk.query('SHOW fsync')).toEqual([{ fsync: 'on' }]);
+    } finally {
+      await onDisk.close();
+    }
+    const inMemory = await openPglite(undefined, { sharedBuffersMb: 16 });
+    try {
+      expect(await inMemory.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+    } finally {
+      await inMemory.close();
+    }
+  });
+
+  test("without a size the pool is Postgres's own default", async () => {
+    const db = await openPglite();
+    try {
+      expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '128MB' }]);
+    } finally {
+      await db.close();
+    }
   });
 });

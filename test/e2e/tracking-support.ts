@@ -41,15 +41,21 @@ export async function e2eBackends(): Promise<E2eBackend[]> {
   return list;
 }
 
+/**
+ * How long a start may take: a first start creates the embedded store, which on a 2-core machine
+ * busy with other suites took past 30 s (docs/operations.md, "First start").
+ */
+const BOOT_MS = 120_000;
+
 /** A real server whose TRACKING_URL is its own address, so links without a domain answer on it. */
 export async function startTrackingServer(backend: E2eBackend, dataDir?: string): Promise<RunningServer> {
   const port = await freePort();
-  return startServer({ ...backend.env, PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` }, { dataDir });
+  return startServer({ ...backend.env, PORT: String(port), TRACKING_URL: `http://127.0.0.1:${port}` }, { dataDir, timeoutMs: BOOT_MS });
 }
 
 /** Restarts on the same port and data directory (the journal lives there). */
 export function restartTrackingServer(backend: E2eBackend, previous: RunningServer): Promise<RunningServer> {
-  return startServer({ ...backend.env, PORT: String(previous.port), TRACKING_URL: `http://127.0.0.1:${previous.port}` }, { dataDir: previous.dataDir });
+  return startServer({ ...backend.env, PORT: String(previous.port), TRACKING_URL: `http://127.0.0.1:${previous.port}` }, { dataDir: previous.dataDir, timeoutMs: BOOT_MS });
 }
 
 /** One click of `/c/{slug}` (or `/l/{slug}`): the click id when it was answered with a 302, null when it was not answered. */

@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import type { Db } from '../../src/db/db';
 import { migrate } from '../../src/db/migrate';
 import { openPglite } from '../../src/db/pglite';
+import { openPgliteThread } from '../../src/db/pglite.thread';
 import { openPostgres } from '../../src/db/postgres';
 
 export interface Backend {
@@ -51,8 +52,9 @@ function closeWithScope(db: Db, close: () => Promise<void>): void {
   }, 60_000);
 }
 
+/** PGLITE_THREAD=1: the embedded store in a thread of its own, as EMBEDDED_STORE_THREAD=on runs it. */
 async function createPglite(): Promise<Db> {
-  const db = await openPglite();
+  const db = process.env.PGLITE_THREAD === '1' ? await openPgliteThread(undefined) : await openPglite();
   await migrate(db);
   closeWithScope(db, () => db.close());
   return db;
