@@ -1,12 +1,9 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { NAVIGATION } from '../../src/dashboard/web/layout';
 import { VIEWPORTS, watch, type Watched } from '../support/browser';
-import { ROOT } from '../support/process';
-import { BROWSER_BACKENDS, checkPage, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, checkPage, seriousViolations, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app's words, error pages and looks in Chromium: messages in words, every field error at
@@ -17,25 +14,7 @@ import { BROWSER_BACKENDS, checkPage, webAppInBrowser } from '../support/web-app
 
 setDefaultTimeout(300_000);
 const STEP_MS = 20_000;
-const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const SCHEMES = ['light', 'dark'] as const;
-
-/**
- * axe-core's serious and critical violations on the page, one line each. The source goes in
- * through the debugger (page.evaluate), which the app's CSP rightly does not allow a page to do.
- */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const found = await page.evaluate<{ checked: number; lines: string[] }>(`axe.run(document).then((result) => ({
-    checked: result.passes.length,
-    lines: result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 4).map((n) => n.target.join(' ') + (n.failureSummary ? ' [' + n.failureSummary.replace(/\\s+/g, ' ') + ']' : '')).join('; ')),
-  }))`);
-  // axe really looked: contrast, labels and landmarks pass on every page.
-  expect(found.checked).toBeGreaterThan(5);
-  return found.lines;
-}
 
 for (const backend of BROWSER_BACKENDS) {
   describe(`web app messages and accessibility on ${backend}`, async () => {
@@ -140,6 +119,56 @@ for (const backend of BROWSER_BACKENDS) {
       const link = (await (await page.request.get(`${base}/api/dashboard/links`)).json()).data[0];
       const pages = [...signedInPages, `/links/${link.id}`, `/campaigns/${(await campaign.json()).id}`];
       expect(await axeEverywhere(pages)).toEqual([]);
+      watched.assertClean();
+    });
+
+    test('every form of every page submits with the keyboard alone', async () => {
+      const link = (await (await page.request.get(`${base}/api/dashboard/links`)).json()).data[0];
+      const problems: string[] = [];
+      let forms = 0;
+      const campaignHref = await (async () => {
+        await page.goto(`${base}/campaigns`);
+        return page.locator('a[href^="/campaigns/"]').first().getAttribute('href');
+      })();
+      for (const path of [...signedInPages, `/links/${link.id}`, campaignHref!]) {
+        await page.goto(`${base}${path}`);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        // Browser-side code as text: the test files are typed without the DOM library. A form
+        // submits from the keyboard when Enter in a field or on its button sends it: it needs a
+        // submit button that is in the tab order; a control that writes outside a form must be a
+        // button (Enter and Space press it), and no control of a form may be out of the tab order.
+        const found = await page.evaluate<string[]>(`(() => {
+          const problems = [];
+          const name = (el) => el.id || el.getAttribute('name') || el.getAttribute('data-api') || el.tagName;
+          for (const form of document.querySelectorAll('form')) {
+            const submit = [...form.querySelectorAll('button, input[type=submit]')].find((b) => (b.type || 'submit') === 'submit' && !b.disabled && b.tabIndex >= 0);
+            if (!submit) problems.push('form ' + name(form) + ' has no submit button in the tab order');
+            for (const control of form.querySelectorAll('input:not([type=hidden]), select, textarea, button')) {
+              if (control.tabIndex < 0) problems.push('form ' + name(form) + ': ' + name(control) + ' is out of the tab order');
+            }
+          }
+          for (const el of document.querySelectorAll('[data-api]:not(form)')) {
+            if (el.tagName !== 'BUTTON') problems.push(name(el) + ' writes but is a ' + el.tagName + ', not a button');
+          }
+          return problems;
+        })()`);
+        for (const problem of found) problems.push(`${path}: ${problem}`);
+        forms += await page.locator('form').count();
+      }
+      expect(problems).toEqual([]);
+      // The pages were checked with their forms in them.
+      expect(forms).toBeGreaterThan(20);
+      // And one form really sent by the keyboard alone: "New campaign" opened with Enter, the
+      // name typed, Tab to the next fields, Enter to send.
+      await page.goto(`${base}/campaigns`);
+      const name = `Keyboard ${Date.now()}`;
+      await page.locator('summary', { hasText: 'New campaign' }).focus();
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate<string>('document.activeElement.id')).toBe('new-campaign-name');
+      await page.keyboard.type(name);
+      await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
+      expect(await page.getByText(name).count()).toBeGreaterThan(0);
       watched.assertClean();
     });
 

@@ -1,13 +1,10 @@
 import '../support/slow-suite';
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { dayOfNumber, localDayNumber } from '../../src/analytics/reporting/zone-days';
 import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { ROOT } from '../support/process';
-import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, DESKTOP_CHROME, checkPage, seriousViolations, signUpInBrowser, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The link page in Debian's Chromium against the real server: clicks made through the edge
@@ -156,13 +153,8 @@ for (const backend of BROWSER_BACKENDS) {
       expect(JSON.parse(await page.getByLabel('Rules (JSON)').inputValue())).toEqual(RULES);
       expect(await page.getByRole('link', { name: 'Spring sale' }).count()).toBe(1);
       await checkPage(page);
-      // axe-core (from npm): no serious or critical violation. Evaluated through the driver, as a
-      // script tag would break the page's CSP (and count as a console error).
-      await page.evaluate(readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
-      const violations = await page.evaluate<{ id: string; impact: string; nodes: unknown[] }[]>(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) })))",
-      );
-      expect(violations).toEqual([]);
+      // axe-core (from npm): no serious or critical violation.
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, `${backend}-link-1440`);
       await page.setViewportSize(VIEWPORTS.phone);
       await checkPage(page);

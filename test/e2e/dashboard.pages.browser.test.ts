@@ -1,8 +1,6 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { BrowserContext, Page } from 'playwright-core';
-import { VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, managementApi, signUpWithApiKey, webAppInBrowser } from '../support/web-app-browser';
+import { BROWSER_BACKENDS, managementApi, signUpWithApiKey, watchedDesktopPage, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The web app's edit forms change only what the user changed (an example is offered by a
@@ -10,7 +8,6 @@ import { BROWSER_BACKENDS, managementApi, signUpWithApiKey, webAppInBrowser } fr
  */
 
 setDefaultTimeout(300_000);
-const STEP_MS = 20_000;
 const LINKS = 509;
 
 
@@ -19,19 +16,10 @@ for (const backend of BROWSER_BACKENDS) {
     // Rate limits off: the test makes 509 links through the API from one address.
     const env: Record<string, string> = { RATE_LIMIT: 'off' };
     const { base, browser } = await webAppInBrowser(backend, env);
-    const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
     // The one answer of 400 the test provokes: a links page whose cursor was edited by hand.
-    const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && url.includes('/links?cursor=not-a-cursor') });
-    const page: Page = await context.newPage();
-    page.setDefaultTimeout(STEP_MS);
+    const { page, watched, saveAndReload } = await watchedDesktopPage(browser, (url, status) => status === 400 && url.includes('/links?cursor=not-a-cursor'));
     let apiKey = '';
     const api = managementApi(base, () => apiKey);
-    /** Saves a form whose success reloads the page, and waits for the reload. */
-    const saveAndReload = async () => {
-      const reloaded = page.waitForEvent('load');
-      await page.getByRole('button', { name: 'Save' }).click();
-      await reloaded;
-    };
 
     test('sign up and create an API key', async () => {
       apiKey = await signUpWithApiKey(page, base, 'Acme Pages');

@@ -1,8 +1,8 @@
 import '../support/slow-suite';
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { screenshot, VIEWPORTS, watch, type Watched } from '../support/browser';
-import { BROWSER_BACKENDS, checkPage, managementApi, seriousViolations, signUpWithApiKey, until, webAppInBrowser } from '../support/web-app-browser';
+import type { Locator } from 'playwright-core';
+import { screenshot, VIEWPORTS } from '../support/browser';
+import { BROWSER_BACKENDS, checkPage, managementApi, seriousViolations, signUpWithApiKey, until, watchedDesktopPage, webAppInBrowser } from '../support/web-app-browser';
 
 /**
  * The visual rules editor of a smart link's page: a rule set built with the rows and reordered
@@ -11,23 +11,15 @@ import { BROWSER_BACKENDS, checkPage, managementApi, seriousViolations, signUpWi
  */
 
 setDefaultTimeout(300_000);
-const STEP_MS = 20_000;
 
 for (const backend of BROWSER_BACKENDS) {
   describe(`the rules editor on ${backend}`, async () => {
     const { base, browser } = await webAppInBrowser(backend, { RATE_LIMIT: 'off' });
-    const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS.desktop });
     // The one 400 the test provokes: a save whose country code the API refuses.
-    const watched: Watched = watch(context, { expectedStatus: (url, status) => status === 400 && url.includes('/api/dashboard/links/') });
-    const page: Page = await context.newPage();
-    page.setDefaultTimeout(STEP_MS);
+    const { page, watched, saveAndReload: save } = await watchedDesktopPage(browser, (url, status) => status === 400 && url.includes('/api/dashboard/links/'));
     let apiKey = '';
     const api = managementApi(base, () => apiKey);
-    const saveAndReload = async () => {
-      const reloaded = page.waitForEvent('load');
-      await page.locator('#link-settings').getByRole('button', { name: 'Save' }).click();
-      await reloaded;
-    };
+    const saveAndReload = () => save('#link-settings');
     const jsonView = () => page.getByLabel('Rules (JSON)');
     const row = (n: number): Locator => page.locator('.rule-row').nth(n - 1);
     const rowNames = () => page.locator('.rule-row [data-key="name"]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));

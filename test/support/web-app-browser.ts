@@ -1,11 +1,11 @@
 import { afterAll, expect } from 'bun:test';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import type { Db } from '../../src/db/db';
 import { migrate } from '../../src/db/migrate';
 import { openPglite } from '../../src/db/pglite';
-import { launchBrowser } from './browser';
+import { launchBrowser, VIEWPORTS, watch, type Watched, type WatchOptions } from './browser';
 import { createPostgres } from './db';
 import { startServer, type RunningServer } from './server';
 import { tempDir } from './temp-dir';
@@ -110,13 +110,21 @@ export async function until(page: Page, expression: string, timeoutMs = 20_000):
   }
 }
 
-/** The serious and critical accessibility violations axe-core finds on the page, one line each. */
+/**
+ * axe-core's serious and critical violations on the page, one line each. The source goes in
+ * through the debugger (page.evaluate): the app's CSP rightly refuses an injected script tag.
+ */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  // Through the debugger, like page.evaluate: the app's CSP would refuse an injected script tag.
   await page.evaluate(AXE_SOURCE);
-  return page.evaluate<string[]>(
-    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-  );
+  const found = await page.evaluate<{ checked: number; lines: string[] }>(`axe.run(document).then((result) => ({
+    checked: result.passes.length,
+    lines: result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 4).map((n) => n.target.join(' ') + (n.failureSummary ? ' [' + n.failureSummary.replace(/\\s+/g, ' ') + ']' : '')).join('; ')),
+  }))`);
+  // axe really looked: contrast, labels and landmarks pass on every page.
+  expect(found.checked).toBeGreaterThan(5);
+  return found.lines;
 }
 
 /** Every control has a label, and nothing is wider than the window (tables scroll in their own box). */
@@ -139,3 +147,25 @@ export async function signUpInBrowser(page: Page, base: string, organization: st
   await page.getByRole('button', { name: 'Create account' }).click();
   await page.waitForURL(`${base}/`);
 }
+
+/** The step limit of the web app's browser tests: generous, as a loaded 2-core machine is slow. */
+export const STEP_MS = 20_000;
+
+/**
+ * A desktop page of a fresh context, watched for console errors and failed requests (those
+ * `expectedStatus` allows aside), and `saveAndReload`, which clicks a form's Save button
+ * (of the form `within`, or the page's only one) and waits for the reload it causes.
+ */
+export async function watchedDesktopPage(browser: Browser, expectedStatus?: WatchOptions['expectedStatus']): Promise<{ context: BrowserContext; page: Page; watched: Watched; saveAndReload: (within?: string) => Promise<void> }> {
+  const context = await browser.newContext({ viewport: VIEWPORTS.desktop });
+  const watched = watch(context, { expectedStatus });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  const saveAndReload = async (within?: string) => {
+    const reloaded = page.waitForEvent('load');
+    await (within ? page.locator(within) : page).getByRole('button', { name: 'Save' }).click();
+    await reloaded;
+  };
+  return { context, page, watched, saveAndReload };
+}
+
