@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db';
-import { keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
+import { exactTimestamp, keysetCondition, keysetOrder, type Keyset, type PageRequest } from '../http/pagination';
 import { LINK_DOMAIN_STATUS } from '../domains/domains.repo';
 import type { RuleSet } from '../tracking/smartlinks/rules/rules.model';
 import type { LinkFilters, LinkKind, LinkRow, LinkSort, LinkStatus, LinkUpdate } from './links.model';
@@ -77,18 +77,30 @@ export async function selectLinkSlugs(db: Queryable, orgId: string, ids: readonl
   return new Map(rows.map((row) => [row.id, row.slug]));
 }
 
-/** Newest first; the cursor names the last link shown. */
-export const LINKS_KEYSET: Keyset = { kind: 'anchor', list: 'links', table: 'links', columns: ['created_at', 'id'], direction: 'desc', id: 'id', org: 'org_id' };
+/**
+ * Each order's keyset; each has its own list name, so a cursor of one order is refused by another.
+ * The cursor carries the last link's sort key itself (its creation time to the microsecond, or
+ * its slug, and its id), not only its id: a link deleted after its page was shown still leads to
+ * the next page.
+ */
+const byValues = (list: string, column: 'created_at' | 'slug', direction: 'asc' | 'desc'): Keyset => ({
+  kind: 'values',
+  list,
+  columns: [
+    { column, cast: column === 'created_at' ? 'timestamptz' : 'text', direction },
+    { column: 'id', cast: 'text', direction },
+  ],
+});
 
-const anchored = (list: string, column: string, direction: 'asc' | 'desc'): Keyset => ({ kind: 'anchor', list, table: 'links', columns: [column, 'id'], direction, id: 'id', org: 'org_id' });
-
-/** Each order's keyset; each has its own list name, so a cursor of one order is refused by another. */
 export const LINK_KEYSETS: Record<LinkSort, Keyset> = {
-  '-created_at': LINKS_KEYSET,
-  created_at: anchored('links:created_at', 'created_at', 'asc'),
-  slug: anchored('links:slug', 'slug', 'asc'),
-  '-slug': anchored('links:-slug', 'slug', 'desc'),
+  '-created_at': byValues('links', 'created_at', 'desc'),
+  created_at: byValues('links:created_at', 'created_at', 'asc'),
+  slug: byValues('links:slug', 'slug', 'asc'),
+  '-slug': byValues('links:-slug', 'slug', 'desc'),
 };
+
+/** The cursor's key of a listed link in `sort`'s order (`created_key` is its exact creation time). */
+export const linkKeyOf = (row: LinkRow & { created_key: string }, sort: LinkSort): string[] => [sort.endsWith('slug') ? row.slug : row.created_key, row.id];
 
 /** `%text%` for ILIKE, with the pattern characters of the text itself escaped. */
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -98,11 +110,11 @@ const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`
  * is a null parameter. The search matches the slug, the destination, the preview title and the
  * campaign's name, case-insensitively.
  */
-export function listLinks(db: Queryable, orgId: string, page: PageRequest, filters: LinkFilters = {}, sort: LinkSort = '-created_at'): Promise<LinkRow[]> {
+export function listLinks(db: Queryable, orgId: string, page: PageRequest, filters: LinkFilters = {}, sort: LinkSort = '-created_at'): Promise<(LinkRow & { created_key: string })[]> {
   const keyset = LINK_KEYSETS[sort];
   const after = keysetCondition(keyset, page.after, 8);
-  return db.query<LinkRow>(
-    `SELECT ${COLUMNS} FROM links
+  return db.query<LinkRow & { created_key: string }>(
+    `SELECT ${COLUMNS}, ${exactTimestamp('created_at')} AS created_key FROM links
       WHERE org_id = $1
         AND ($3::text IS NULL OR kind = $3::text)
         AND ($4::text IS NULL OR status = $4::text)

@@ -232,7 +232,7 @@ export function listLinks(deps: Pick<LinksDeps, 'db' | 'config'>, orgId: string,
     query,
     defaultLimit: DEFAULT_LIST_LIMIT,
     fetch: (page) => repo.listLinks(deps.db, orgId, page, filters, sort),
-    keyOf: (row) => [row.id],
+    keyOf: (row) => repo.linkKeyOf(row, sort),
     view: (row) => toLinkResponse(row, deps.config),
   });
 }

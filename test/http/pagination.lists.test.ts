@@ -117,14 +117,16 @@ for (const backend of backends()) {
         ['/api/v1/clicks', forge('clicks', ['2026-09-01T00:00:00.000000Z'])],
         ['/api/v1/subscriptions', forge('subscriptions', ['2026-13-01T00:00:00.000000Z', 'x'])],
         ['/api/v1/fx-rates', forge('fx-rates', ['2026-02-31', 'EUR'])],
+        ['/api/v1/links', forge('links', ['not-a-time', 'x'])],
       ] as const) {
         const answer = await get(`${path}?cursor=${encodeURIComponent(cursor)}`);
         expect(answer.status).toBe(400);
         expect(answer.payload.error.fieldErrors.cursor).toBeDefined();
       }
-      // A well-formed key is read within the caller's organization only: B's newest link as the anchor gives A nothing.
-      const theirs = (await get('/api/v1/links?limit=1', b.auth)).payload.data[0];
-      const anchored = await get(`/api/v1/links?cursor=${encodeURIComponent(forge('links', [theirs.id]))}`);
+      // A well-formed key is read within the caller's organization only: B's app as the anchor gives A nothing.
+      const made = await t.request('/api/v1/apps', { method: 'POST', headers: b.auth, json: { name: 'Theirs', platform: 'android', bundle_id: `com.theirs.${Date.now()}` } });
+      expect(made.status).toBe(201);
+      const anchored = await get(`/api/v1/apps?cursor=${encodeURIComponent(forge('apps', [(await made.json()).id]))}`);
       expect(anchored.status).toBe(200);
       expect(anchored.payload).toEqual({ data: [], next_cursor: null });
       const clicks = await get(`/api/v1/clicks?cursor=${encodeURIComponent(forge('clicks', ['2099-01-01T00:00:00.000000Z', 'z']))}`);

@@ -59,6 +59,20 @@ for (const backend of backends()) {
       expect(await allPages(t, a, 'sort=-slug')).toEqual([echo, delta, charlie, bravo, alpha]);
     });
 
+    test('the last link of a page deleted before the next is asked for: the next page still follows, in every order', async () => {
+      const c = await orgWithKey(db, 'C');
+      for (const [i, sort] of ['-created_at', 'created_at', 'slug', '-slug'].entries()) {
+        const { slugs } = await seed(db, c, `c${i}`);
+        const ordered = (await allPages(t, c, `sort=${sort}`, 100)).filter((slug) => slugs.includes(slug));
+        const first = await body(await t.request(`/api/v1/links?limit=2&sort=${sort}&q=${encodeURIComponent(slugs[0]!.split('-')[0]!)}-`, { headers: c.auth }));
+        expect(first.data.map((link: { slug: string }) => link.slug)).toEqual(ordered.slice(0, 2));
+        const deleted = await t.request(`/api/v1/links/${first.data[1].id}`, { method: 'DELETE', headers: c.auth });
+        expect(deleted.status).toBe(200);
+        const next = await body(await t.request(`/api/v1/links?limit=2&sort=${sort}&q=${encodeURIComponent(slugs[0]!.split('-')[0]!)}-&cursor=${encodeURIComponent(first.next_cursor)}`, { headers: c.auth }));
+        expect({ sort, next: next.data.map((link: { slug: string }) => link.slug) }).toEqual({ sort, next: ordered.slice(2, 4) });
+      }
+    });
+
     test('search matches the slug, the destination, the preview title and the campaign name, in any case', async () => {
       expect(await allPages(t, a, 'q=BRAVO')).toEqual([bravo]);
       expect(await allPages(t, a, 'q=socks')).toEqual([delta]);
