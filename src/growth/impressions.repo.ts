@@ -4,7 +4,7 @@ import type { ImpressionRecord } from '../tracking/tracking.model';
 /** The organization's apps among `ids`. */
 export async function findOrgApps(db: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.query<{ id: string }>('SELECT id FROM apps WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  const rows = await db.query<{ id: string }>('SELECT id FROM apps WHERE org_id = $1 AND id = ANY($2::text[]) AND deleted_at IS NULL', [orgId, ids]);
   return new Set(rows.map((row) => row.id));
 }
 

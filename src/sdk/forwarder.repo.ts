@@ -32,6 +32,6 @@ export async function upsertForwarder(
 
 /** Whether the app exists in the organization: another organization's app is "not found". */
 export async function appInOrg(db: Queryable, orgId: string, appId: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM apps WHERE org_id = $1 AND id = $2', [orgId, appId]);
+  const rows = await db.query('SELECT 1 FROM apps WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL', [orgId, appId]);
   return rows.length > 0;
 }

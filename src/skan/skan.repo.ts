@@ -21,7 +21,7 @@ export async function organizationExists(db: Queryable, orgId: string): Promise<
 export async function findAppByAppStoreId(db: Queryable, orgId: string, appStoreId: string): Promise<string | null> {
   const rows = await db.query<{ id: string }>(
     `SELECT id FROM apps
-      WHERE org_id = $1
+      WHERE org_id = $1 AND deleted_at IS NULL
         AND (apple_app_id = $2 OR (apple_app_id IS NULL AND substring(lower(store_url) from $3::text) = $2))
       ORDER BY apple_app_id IS NOT NULL DESC, created_at, id
       LIMIT 1`,

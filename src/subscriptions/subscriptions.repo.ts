@@ -21,7 +21,7 @@ const placeholders = (from: number, count: number) => Array.from({ length: count
 
 export function findStoreApps(db: Queryable, store: Store, bundleId: string): Promise<StoreApp[]> {
   const platforms = STORE_PLATFORMS[store];
-  return db.query<StoreApp>(`SELECT id, org_id FROM apps WHERE bundle_id = $1 AND platform IN (${placeholders(2, platforms.length)}) ORDER BY id`, [
+  return db.query<StoreApp>(`SELECT id, org_id FROM apps WHERE bundle_id = $1 AND deleted_at IS NULL AND platform IN (${placeholders(2, platforms.length)}) ORDER BY id`, [
     bundleId,
     ...platforms,
   ]);

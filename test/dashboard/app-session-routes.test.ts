@@ -3,6 +3,10 @@ import { body, testApp } from '../support/app';
 import { backends } from '../support/db';
 import { inviteMember, registerOwner, sessionCall } from '../support/members';
 import { hashedDeviceId } from '../support/sdk-fixtures';
+import { findOrgApps } from '../../src/growth/impressions.repo';
+import { appInOrg } from '../../src/sdk/forwarder.repo';
+import { findAppByAppStoreId } from '../../src/skan/skan.repo';
+import { findStoreApps } from '../../src/subscriptions/subscriptions.repo';
 
 for (const backend of backends()) {
   describe(`apps edit, delete and SDK key rotation (session) on ${backend.name}`, async () => {
@@ -55,6 +59,12 @@ for (const backend of backends()) {
       expect((await call(owner.cookie, 'POST', `/api/dashboard/apps/${app.id}/rotate-sdk-key`)).status).toBe(404);
       // Its rows stay for the reports that name it.
       expect((await db.query('SELECT 1 FROM installs WHERE app_id = $1', [app.id])).length).toBe(1);
+      // And nothing new is tied to it: store notifications, SKAN postbacks, impressions and the forwarder look past it.
+      await db.query("UPDATE apps SET apple_app_id = '9990001' WHERE id = $1", [app.id]);
+      expect((await findStoreApps(db, 'apple', 'com.example.shop')).map((found) => found.id)).not.toContain(app.id);
+      expect(await findAppByAppStoreId(db, owner.orgId, '9990001')).toBeNull();
+      expect(await findOrgApps(db, owner.orgId, [app.id])).toEqual(new Set());
+      expect(await appInOrg(db, owner.orgId, app.id)).toBe(false);
     });
 
     test("another organization's app is 404 and unchanged; no session 401; an analyst 403", async () => {

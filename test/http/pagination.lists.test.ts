@@ -126,7 +126,7 @@ for (const backend of backends()) {
       // A well-formed key is read within the caller's organization only: B's app as the anchor gives A nothing.
       const made = await t.request('/api/v1/apps', { method: 'POST', headers: b.auth, json: { name: 'Theirs', platform: 'android', bundle_id: `com.theirs.${Date.now()}` } });
       expect(made.status).toBe(201);
-      const anchored = await get(`/api/v1/apps?cursor=${encodeURIComponent(forge('apps', [(await made.json()).id]))}`);
+      const anchored = await get(`/api/v1/apps?cursor=${encodeURIComponent(forge('apps', [((await made.json()) as { id: string }).id]))}`);
       expect(anchored.status).toBe(200);
       expect(anchored.payload).toEqual({ data: [], next_cursor: null });
       const clicks = await get(`/api/v1/clicks?cursor=${encodeURIComponent(forge('clicks', ['2099-01-01T00:00:00.000000Z', 'z']))}`);
