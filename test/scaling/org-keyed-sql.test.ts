@@ -1,0 +1,216 @@
+import { describe, expect, test } from 'bun:test';
+import { Glob } from 'bun';
+import { CLICK_COLUMNS, IMPRESSION_COLUMNS } from '../../src/tracking/tracking.model';
+import { checkStatement, DISTRIBUTED_TABLES, extractStatements, isAllowed, type Allowed, type Finding } from '../support/org-keyed-sql';
+
+/*
+ * What sharding by organization (Citus, distributed tables on org_id) needs of the SQL: every
+ * statement on a distributed table names its organization, and no statement joins two of them
+ * without equating their org_id. docs/scaling.md, "Sharding by organization", has the plan.
+ * A statement that legitimately is not keyed is listed here with its reason; "to fix" marks
+ * statements that would have to change before a sharded deployment.
+ */
+
+/** Files whose SQL runs on the per-node DuckDB mirror, never on Postgres: not sharded by Citus. */
+const DUCKDB_ONLY = [
+  'src/analytics/breakdown/breakdown-sql.ts', 'src/analytics/cohorts/cohort-sql.ts', 'src/analytics/link-clicks.repo.ts',
+  'src/analytics/link-stats/link-stats.repo.ts', 'src/analytics/mirror/mirror-cursor.ts', 'src/analytics/mirror/mirror-read.ts',
+  'src/analytics/reporting/fx-sql.ts', 'src/analytics/summaries.ts', 'src/dashboard/export/export.repo.ts',
+  'src/protect/export/export.repo.ts', 'src/protect/sync/blocklist.repo.ts', 'src/protect/sync/google-ads/ip-criteria.ts',
+];
+
+const ALLOWED: readonly Allowed[] = [
+  { file: "src/analytics/mirror/mirror-schema.ts", kind: 'dynamic_table', contains: "SELECT t._txid::text AS mirror_cursor_txid , t._seq::text AS mirror_cu",
+    reason: "the mirror's copy by (txid, seq) range: every organization's new rows, per node; under Citus it runs per shard" },
+  { file: "src/analytics/mirror/mirror-schema.ts", kind: 'dynamic_table', contains: "INSERT OR REPLACE INTO __expr__ ( __expr__ ) SELECT , __expr__ FROM te",
+    reason: "the mirror's copy by (txid, seq) range: every organization's new rows, per node; under Citus it runs per shard" },
+  { file: "src/clicks/clicks.repo.ts", kind: 'unkeyed', contains: "SELECT id, created_at, created_at __expr__ AS page_at, gclid, gbraid, ",
+    reason: "keyed: the composed conditions start with org_id = $1, which the checker cannot see through conditions.join" },
+  { file: "src/conversions/conversions.repo.ts", kind: 'unkeyed', contains: "UPDATE conversions c SET matched = true, campaign_id = m.campaign_id, ",
+    reason: "the late matcher sweeps recent unmatched conversions of every organization (a fan-out by design, every few seconds); its click read is keyed by u.org_id, co-located. To fix (small): the outer self-join c.id = m.id should also equate c.org_id so it stays co-located" },
+  { file: "src/conversions/conversions.repo.ts", kind: 'unkeyed', contains: "UPDATE conversions c SET matched = true, click_id = m.click_id, campai",
+    reason: "the late matcher sweeps recent unmatched conversions of every organization (a fan-out by design, every few seconds); its click read is keyed by u.org_id, co-located. To fix (small): the outer self-join c.id = m.id should also equate c.org_id so it stays co-located" },
+  { file: "src/db/db.ts", kind: 'dynamic_table', contains: "COPY __expr__ ( , __expr__ ) FROM __expr__",
+    reason: "the Db seam's COPY and multi-row INSERT: the caller names the table and columns (the click, impression and event column lists are asserted to carry org_id below)" },
+  { file: "src/db/db.ts", kind: 'dynamic_table', contains: "INSERT INTO __expr__ ( , __expr__ ) VALUES , __expr__ __expr__",
+    reason: "the Db seam's COPY and multi-row INSERT: the caller names the table and columns (the click, impression and event column lists are asserted to carry org_id below)" },
+  { file: "src/http/pagination.ts", kind: 'dynamic_table', contains: "SELECT a. __expr__ , __expr__ FROM __expr__ a WHERE a. __expr__ = __ex",
+    reason: "the keyset anchor: the table comes from the caller's keyset and is keyed by its org column (a.${keyset.org} = $n)" },
+  { file: "src/partitions/partitions.repo.ts", kind: 'dynamic_table', contains: "WITH moved AS (DELETE FROM __expr__ _default WHERE __expr__ >= $1 AND ",
+    reason: "day-partition upkeep (move out of the default partition, drop, count): whole days of every organization, under the migration lock" },
+  { file: "src/partitions/partitions.repo.ts", kind: 'dynamic_table', contains: "WITH gone AS (DELETE FROM __expr__ WHERE __expr__ >= $1 AND __expr__ <",
+    reason: "day-partition upkeep (move out of the default partition, drop, count): whole days of every organization, under the migration lock" },
+  { file: "src/partitions/partitions.repo.ts", kind: 'dynamic_table', contains: "SELECT count(*)::int AS n FROM __expr__",
+    reason: "day-partition upkeep (move out of the default partition, drop, count): whole days of every organization, under the migration lock" },
+  { file: "src/partitions/retained-totals.repo.ts", kind: 'dynamic_table', contains: "INSERT INTO retained_totals (id, org_id, source, campaign_id, bucket, ",
+    reason: "the retention pass sums a whole day partition, grouped by org_id, before it is dropped" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET status = 'cancelled', last_error = 'des",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "WITH claimed AS ( UPDATE postback_deliveries SET attempts = attempts +",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET status = 'delivered', last_status_code ",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET last_status_code = $2, last_error = $3,",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET status = 'failed', last_status_code = $",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET status = 'cancelled', last_error = $2, ",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/postbacks/postbacks.repo.ts", kind: 'unkeyed', contains: "UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0), n",
+    reason: "to fix (small): the delivery worker claims due deliveries of every organization and then updates them by their globally unique id; under Citus the claim fans out and each update should add org_id" },
+  { file: "src/privacy-sandbox/privacy-sandbox.repo.ts", kind: 'unkeyed', contains: "INSERT INTO ara_reports (id, kind, debug_path, org_id, source_event_id",
+    reason: "to fix: an attribution report names only its source_event_id; the organization is looked up from ara_sources by it (a fan-out under Citus, unless the report endpoint carries the organization)" },
+  { file: "src/protect/beacon/beacon.repo.ts", kind: 'unkeyed', contains: "SELECT id, org_id, ip, country, is_bot, risk_reasons FROM clicks WHERE",
+    reason: "the beacon's answer path finds a click by its globally unique id before the organization is known; the pending-beacon pass reads beacons whose click was not yet stored (org_id still NULL) and sweeps old ones" },
+  { file: "src/protect/beacon/beacon.repo.ts", kind: 'unkeyed', contains: "SELECT b.click_id, b.fingerprint, b.screen, b.timezone, b.languages, b",
+    reason: "the beacon's answer path finds a click by its globally unique id before the organization is known; the pending-beacon pass reads beacons whose click was not yet stored (org_id still NULL) and sweeps old ones" },
+  { file: "src/protect/beacon/beacon.repo.ts", kind: 'unkeyed', contains: "DELETE FROM click_beacons WHERE org_id IS NULL AND first_at < $1::time",
+    reason: "the beacon's answer path finds a click by its globally unique id before the organization is known; the pending-beacon pass reads beacons whose click was not yet stored (org_id still NULL) and sweeps old ones" },
+  { file: "src/protect/scoring/click-risk.repo.ts", kind: 'unkeyed', contains: "UPDATE clicks c SET risk_score = r.risk_score, risk_reasons = r.risk_r",
+    reason: "to fix (small): the risk scorer updates stored clicks by id from a recordset; adding org_id to the recordset and c.org_id = r.org_id keys it" },
+  { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "SELECT id, attribution_method, campaign_id, click_id, deep_link_path, ",
+    reason: "to fix: the SDK path keys installs by app_id (globally unique, one organization) or by install id; under Citus add org_id, which the SDK key already names" },
+  { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET attribution_method = $3, campaign_id = $4, click_i",
+    reason: "to fix: the SDK path keys installs by app_id (globally unique, one organization) or by install id; under Citus add org_id, which the SDK key already names" },
+  { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET push_token = $3, uninstalled_at = NULL, updated_at",
+    reason: "to fix: the SDK path keys installs by app_id (globally unique, one organization) or by install id; under Citus add org_id, which the SDK key already names" },
+  { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET uninstalled_at = NULL, updated_at = now() WHERE id",
+    reason: "to fix: the SDK path keys installs by app_id (globally unique, one organization) or by install id; under Citus add org_id, which the SDK key already names" },
+  { file: "src/sdk/sdk.repo.ts", kind: 'unkeyed', contains: "INSERT INTO events ( , __expr__ ) VALUES ($1, $2, $3, $4, $5, $6, $7, ",
+    reason: "to fix, except the INSERT (its column list is EVENT_COLUMNS, asserted below to carry org_id): subscription and event lookups by app_id on the SDK path; the SDK key names the organization" },
+  { file: "src/sdk/sdk.repo.ts", kind: 'unkeyed', contains: "SELECT id, install_id FROM subscriptions WHERE app_id = $1 AND store =",
+    reason: "to fix, except the INSERT (its column list is EVENT_COLUMNS, asserted below to carry org_id): subscription and event lookups by app_id on the SDK path; the SDK key names the organization" },
+  { file: "src/sdk/sdk.repo.ts", kind: 'unkeyed', contains: "UPDATE subscriptions SET install_id = COALESCE(install_id, $2), device",
+    reason: "to fix, except the INSERT (its column list is EVENT_COLUMNS, asserted below to carry org_id): subscription and event lookups by app_id on the SDK path; the SDK key names the organization" },
+  { file: "src/sdk/sdk.repo.ts", kind: 'unkeyed', contains: "UPDATE events SET install_id = COALESCE(install_id, $3), device_id_has",
+    reason: "to fix, except the INSERT (its column list is EVENT_COLUMNS, asserted below to carry org_id): subscription and event lookups by app_id on the SDK path; the SDK key names the organization" },
+  { file: "src/subscriptions/subscriptions.repo.ts", kind: 'unkeyed', contains: "SELECT DISTINCT app_id FROM subscriptions WHERE __expr__ AND app_id IN",
+    reason: "to fix: store notifications name an app (by bundle or package), not an organization; keyed by app_id, which belongs to one organization, so they route once the app's org_id is added" },
+  { file: "src/subscriptions/subscriptions.repo.ts", kind: 'unkeyed', contains: "SELECT id, org_id, app_id, install_id, device_id_hash, product_id, sta",
+    reason: "to fix: store notifications name an app (by bundle or package), not an organization; keyed by app_id, which belongs to one organization, so they route once the app's org_id is added" },
+  { file: "src/subscriptions/subscriptions.repo.ts", kind: 'unkeyed', contains: "UPDATE subscriptions SET status = $2, is_trial = $3, expires_at = $4::",
+    reason: "to fix: store notifications name an app (by bundle or package), not an organization; keyed by app_id, which belongs to one organization, so they route once the app's org_id is added" },
+  { file: "src/subscriptions/subscriptions.repo.ts", kind: 'unkeyed', contains: "UPDATE store_notifications SET subscription_id = $4, outcome = $5 WHER",
+    reason: "to fix: store notifications name an app (by bundle or package), not an organization; keyed by app_id, which belongs to one organization, so they route once the app's org_id is added" },
+  { file: "src/subscriptions/subscriptions.repo.ts", kind: 'unkeyed', contains: "SELECT subscription_id FROM store_notifications WHERE app_id = $1 AND ",
+    reason: "to fix: store notifications name an app (by bundle or package), not an organization; keyed by app_id, which belongs to one organization, so they route once the app's org_id is added" },
+  { file: "src/tracking/counts/click-counts.repo.ts", kind: 'unkeyed', contains: "DELETE FROM realtime_clicks WHERE minute < $1::timestamptz",
+    reason: "the realtime counter's retention sweep: drops old minutes of every organization" },
+  { file: "src/tracking/pipeline/click-tombstones.ts", kind: 'unkeyed', contains: "SELECT seq, org_id, id_prefix, id_hash FROM click_tombstones WHERE seq",
+    reason: "every node follows the erasure tombstones of every organization by a global sequence; a reference table under Citus" },
+  { file: "src/tracking/pipeline/records.repo.ts", kind: 'dynamic_table', contains: "INSERT INTO __expr__ ( , __expr__ ) SELECT r. __expr__ , __expr__ FROM",
+    reason: "the batcher's recordset INSERT into clicks or impressions; the column lists carry org_id (asserted below)" },
+  { file: "src/uninstalls/uninstalls.repo.ts", kind: 'unkeyed', contains: "SELECT i.id, i.push_token, a.bundle_id, i.uninstall_checked_at FROM in",
+    reason: "to fix: the uninstall checker sweeps due push tokens of every organization and updates installs by id; under Citus it runs per shard or adds org_id" },
+  { file: "src/uninstalls/uninstalls.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET uninstall_checked_at = $2::timestamptz WHERE id IN",
+    reason: "to fix: the uninstall checker sweeps due push tokens of every organization and updates installs by id; under Citus it runs per shard or adds org_id" },
+  { file: "src/uninstalls/uninstalls.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET uninstalled_at = $3::timestamptz, uninstall_checke",
+    reason: "to fix: the uninstall checker sweeps due push tokens of every organization and updates installs by id; under Citus it runs per shard or adds org_id" },
+];
+
+async function sourceFindings(): Promise<Finding[]> {
+  const files = [...new Glob('src/**/*.ts').scanSync('.')].sort();
+  const findings: Finding[] = [];
+  for (const file of files) {
+    if (DUCKDB_ONLY.includes(file)) continue;
+    const source = await Bun.file(file).text();
+    for (const statement of extractStatements(file, source)) findings.push(...checkStatement(statement));
+  }
+  return findings;
+}
+
+const describeFinding = (finding: Finding) => `${finding.kind} ${finding.file}:${finding.line} [${finding.tables.join(', ')}] ${finding.text.slice(0, 160)}`;
+
+describe('SQL keyed by organization', () => {
+  test('every statement on a distributed table is keyed by org_id, or allow-listed with its reason', async () => {
+    const findings = await sourceFindings();
+    expect(findings.length).toBeGreaterThan(0);
+    const unexplained = findings.filter((finding) => !isAllowed(finding, ALLOWED)).map(describeFinding);
+    expect(unexplained).toEqual([]);
+  });
+
+  test('every allow-list entry still matches a statement (no stale reasons)', async () => {
+    const findings = await sourceFindings();
+    const stale = ALLOWED.filter((entry) => !findings.some((finding) => isAllowed(finding, [entry])));
+    expect(stale).toEqual([]);
+  });
+
+  test('the DuckDB-only files do not use the Postgres seam', async () => {
+    for (const file of DUCKDB_ONLY) {
+      const source = await Bun.file(file).text();
+      expect({ file, usesDb: /db\/db'/.test(source) }).toEqual({ file, usesDb: false });
+    }
+  });
+
+  test('the column lists the batcher and the event INSERT write carry org_id', async () => {
+    expect(CLICK_COLUMNS).toContain('org_id');
+    expect(IMPRESSION_COLUMNS).toContain('org_id');
+    const sdkRepo = await Bun.file('src/sdk/sdk.repo.ts').text();
+    expect(/const EVENT_COLUMNS = \[[^\]]*'org_id'/.test(sdkRepo)).toBe(true);
+  });
+
+  test('the scan reads the repositories (a sample of known statements is found)', async () => {
+    const source = await Bun.file('src/tracking/pipeline/records.repo.ts').text();
+    const texts = extractStatements('records', source).map((statement) => statement.text);
+    expect(texts.some((text) => text.startsWith('INSERT INTO'))).toBe(true);
+    expect(DISTRIBUTED_TABLES).toContain('clicks');
+  });
+});
+
+describe('the checker', () => {
+  const check = (text: string) => checkStatement({ file: 'made-up.ts', line: 1, text }).map((finding) => [finding.kind, finding.tables]);
+
+  test('accepts statements keyed by org_id', () => {
+    expect(check('SELECT id FROM clicks WHERE org_id = $1 AND id = $2')).toEqual([]);
+    expect(check('SELECT c.id FROM clicks c WHERE c.org_id = $1')).toEqual([]);
+    expect(check('UPDATE installs SET push_token = $3 WHERE org_id = $1 AND id = $2')).toEqual([]);
+    expect(check('DELETE FROM events WHERE $1 = org_id')).toEqual([]);
+    expect(check('INSERT INTO conversions (id, org_id, click_id) VALUES ($1, $2, $3)')).toEqual([]);
+    expect(check('SELECT id FROM links WHERE slug = $1')).toEqual([]);
+  });
+
+  test('finds a new unkeyed statement', () => {
+    expect(check('SELECT id FROM clicks WHERE gclid = $1')).toEqual([['unkeyed', ['clicks']]]);
+    expect(check('UPDATE installs SET push_token = $2 WHERE id = $1')).toEqual([['unkeyed', ['installs']]]);
+    expect(check('INSERT INTO events (id, name) VALUES ($1, $2)')).toEqual([['unkeyed', ['events']]]);
+    expect(check('SELECT org_id FROM clicks WHERE id = $1')).toEqual([['unkeyed', ['clicks']]]);
+  });
+
+  test('accepts a join that equates org_id, or keys both sides by one parameter', () => {
+    expect(check('SELECT * FROM conversions v JOIN clicks k ON k.id = v.click_id AND k.org_id = v.org_id WHERE v.org_id = $1')).toEqual([]);
+    expect(check('SELECT * FROM conversions v JOIN clicks k ON k.id = v.click_id WHERE v.org_id = $1 AND k.org_id = $1')).toEqual([]);
+  });
+
+  test('finds a cross-organization join', () => {
+    expect(check('SELECT * FROM conversions v JOIN clicks k ON k.id = v.click_id WHERE v.org_id = $1 AND k.org_id = $2'))
+      .toEqual([['cross_org_join', ['conversions', 'clicks']]]);
+    expect(check('SELECT * FROM conversions v JOIN clicks k ON k.id = v.click_id WHERE v.org_id = $1'))
+      .toEqual([['unkeyed', ['clicks']]]);
+  });
+
+  test('flags a table it cannot see', () => {
+    const source = 'const t = pick();\nawait db.query(`SELECT id FROM ${t} WHERE id = $1`, [id]);';
+    const [statement] = extractStatements('made-up.ts', source);
+    expect(statement).toEqual({ file: 'made-up.ts', line: 2, text: 'SELECT id FROM __expr__ WHERE id = $1' });
+    expect(check(statement!.text)).toEqual([['dynamic_table', []]]);
+  });
+
+  test('reads literals, inlines same-file constants and fragments, skips comments', () => {
+    const source = [
+      "const OWNED = 'org_id = $1';",
+      '// SELECT id FROM clicks WHERE id = $1',
+      'q(`SELECT id FROM clicks WHERE ${OWNED} AND id = $2`);',
+      "q('DELETE FROM events WHERE id = $1');",
+      'q(`UPDATE installs SET x = 1 WHERE ${cond ? \'org_id = $1\' : \'org_id = $2\'}`);',
+    ].join('\n');
+    const statements = extractStatements('made-up.ts', source);
+    expect(statements.map((statement) => statement.line)).toEqual([3, 4, 5]);
+    expect(statements.map((statement) => checkStatement(statement).map((finding) => finding.kind))).toEqual([[], ['unkeyed'], []]);
+  });
+
+  test('an unkeyed statement is refused unless the allow-list names it', () => {
+    const [finding] = checkStatement({ file: 'src/new.repo.ts', line: 1, text: 'SELECT id FROM impressions WHERE id = $1' });
+    expect(isAllowed(finding!, ALLOWED)).toBeUndefined();
+    expect(isAllowed(finding!, [{ file: 'src/new.repo.ts', kind: 'unkeyed', contains: 'FROM impressions', reason: 'made up' }])).toBeDefined();
+  });
+});
