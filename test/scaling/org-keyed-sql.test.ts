@@ -66,8 +66,6 @@ const ALLOWED: readonly Allowed[] = [
     reason: "the beacon's answer path finds a click by its globally unique id before the organization is known; the pending-beacon pass reads beacons whose click was not yet stored (org_id still NULL) and sweeps old ones" },
   { file: "src/protect/beacon/beacon.repo.ts", kind: 'unkeyed', contains: "DELETE FROM click_beacons WHERE org_id IS NULL AND first_at < $1::time",
     reason: "the beacon's answer path finds a click by its globally unique id before the organization is known; the pending-beacon pass reads beacons whose click was not yet stored (org_id still NULL) and sweeps old ones" },
-  { file: "src/protect/scoring/click-risk.repo.ts", kind: 'unkeyed', contains: "UPDATE clicks c SET risk_score = r.risk_score, risk_reasons = r.risk_r",
-    reason: "to fix (small): the risk scorer updates stored clicks by id from a recordset; adding org_id to the recordset and c.org_id = r.org_id keys it" },
   { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "SELECT id, attribution_method, campaign_id, click_id, deep_link_path, ",
     reason: "to fix: the SDK path keys installs by app_id (globally unique, one organization) or by install id; under Citus add org_id, which the SDK key already names" },
   { file: "src/sdk/installs.repo.ts", kind: 'unkeyed', contains: "UPDATE installs SET attribution_method = $3, campaign_id = $4, click_i",
