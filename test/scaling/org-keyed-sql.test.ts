@@ -114,10 +114,8 @@ const ALLOWED: readonly Allowed[] = [
     'INSERT INTO __expr__ ( , __expr__ ) SELECT r. __expr__ , __expr__ FROM',
   ),
   ...allow('src/uninstalls/uninstalls.repo.ts', 'unkeyed',
-    'to fix: the uninstall checker sweeps due push tokens of every organization and updates installs by id; under Citus it runs per shard or adds org_id',
-    'SELECT i.id, i.push_token, a.bundle_id, i.uninstall_checked_at FROM in',
-    'UPDATE installs SET uninstall_checked_at = $2::timestamptz WHERE id IN',
-    'UPDATE installs SET uninstalled_at = $3::timestamptz, uninstall_checke',
+    'the uninstall checker sweeps due push tokens of every organization (one queue over the due index, under the checker lock): a fan-out, or one sweep per shard under Citus; what it then writes is keyed by (org_id, id)',
+    'SELECT i.id, i.org_id, i.push_token, a.bundle_id, i.uninstall_checked_',
   ),
 ];
 
