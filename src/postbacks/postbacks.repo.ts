@@ -47,8 +47,8 @@ export async function deleteDestination(tx: Queryable, orgId: string, id: string
   if (rows.length === 0) return null;
   const cancelled = await tx.query(
     `UPDATE postback_deliveries SET status = 'cancelled', last_error = 'destination deleted', updated_at = now()
-      WHERE destination_id = $1 AND status = 'pending' RETURNING id`,
-    [id],
+      WHERE org_id = $2 AND destination_id = $1 AND status = 'pending' RETURNING id`,
+    [id, orgId],
   );
   return { cancelled: cancelled.length };
 }
@@ -80,6 +80,8 @@ export function listDeliveries(
 /** A claimed delivery with what sending it needs. `conversion` is null if the row vanished. */
 export interface ClaimedDelivery {
   id: string;
+  /** The delivery's organization: its outcome is recorded by (org_id, id), as a sharded store routes it. */
+  orgId: string;
   attempts: number;
   url: string;
   method: 'GET' | 'POST';
@@ -97,6 +99,7 @@ export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: 
   // The conversion's columns as the payload names them, except its id, event and timestamp.
   type ClaimRow = Omit<ConversionPayload, 'id' | 'event' | 'created_at'> & {
     id: string;
+    org_id: string;
     attempts: number;
     url: string;
     method: 'GET' | 'POST';
@@ -113,17 +116,18 @@ export async function claimDueDeliveries(db: Queryable, limit: number, leaseMs: 
         WHERE id IN (SELECT id FROM postback_deliveries
                       WHERE status = 'pending' AND next_attempt_at <= now()
                       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING id, destination_id, conversion_id, attempts)
-     SELECT d.id, d.attempts, t.url, t.method, t.secret, (t.deleted_at IS NOT NULL) AS destination_deleted,
+       RETURNING id, org_id, destination_id, conversion_id, attempts)
+     SELECT d.id, d.org_id, d.attempts, t.url, t.method, t.secret, (t.deleted_at IS NOT NULL) AS destination_deleted,
             c.id AS conversion_id, c.event_name, c.click_id, c.gclid, c.campaign_id, c.value, c.currency,
             c.order_id, c.matched, c.source, c.created_at
        FROM claimed d
        JOIN postback_destinations t ON t.id = d.destination_id
-       LEFT JOIN conversions c ON c.id = d.conversion_id`,
+       LEFT JOIN conversions c ON c.id = d.conversion_id AND c.org_id = d.org_id`,
     [limit, leaseMs],
   );
   return rows.map((row) => ({
     id: row.id,
+    orgId: row.org_id,
     attempts: row.attempts,
     url: row.url,
     method: row.method,
@@ -159,37 +163,43 @@ export type AttemptOutcome =
    */
   | { kind: 'released'; delayMs: number };
 
-export async function recordOutcome(db: Queryable, id: string, outcome: AttemptOutcome): Promise<void> {
+export async function recordOutcome(db: Queryable, delivery: Pick<ClaimedDelivery, 'id' | 'orgId'>, outcome: AttemptOutcome): Promise<void> {
+  const { id, orgId } = delivery;
   switch (outcome.kind) {
     case 'delivered':
       await db.query(
         `UPDATE postback_deliveries SET status = 'delivered', last_status_code = $2, last_error = NULL,
-                delivered_at = now(), updated_at = now() WHERE id = $1`,
-        [id, outcome.statusCode],
+                delivered_at = now(), updated_at = now() WHERE org_id = $3 AND id = $1`,
+        [id, outcome.statusCode, orgId],
       );
       return;
     case 'retry':
       await db.query(
         `UPDATE postback_deliveries SET last_status_code = $2, last_error = $3,
-                next_attempt_at = now() + ($4::int * interval '1 millisecond'), updated_at = now() WHERE id = $1`,
-        [id, outcome.statusCode, outcome.error, Math.round(outcome.delayMs)],
+                next_attempt_at = now() + ($4::int * interval '1 millisecond'), updated_at = now() WHERE org_id = $5 AND id = $1`,
+        [id, outcome.statusCode, outcome.error, Math.round(outcome.delayMs), orgId],
       );
       return;
     case 'failed':
       await db.query(
-        `UPDATE postback_deliveries SET status = 'failed', last_status_code = $2, last_error = $3, updated_at = now() WHERE id = $1`,
-        [id, outcome.statusCode, outcome.error],
+        `UPDATE postback_deliveries SET status = 'failed', last_status_code = $2, last_error = $3, updated_at = now()
+          WHERE org_id = $4 AND id = $1`,
+        [id, outcome.statusCode, outcome.error, orgId],
       );
       return;
     case 'cancelled':
-      await db.query(`UPDATE postback_deliveries SET status = 'cancelled', last_error = $2, updated_at = now() WHERE id = $1`, [id, outcome.error]);
+      await db.query(`UPDATE postback_deliveries SET status = 'cancelled', last_error = $2, updated_at = now() WHERE org_id = $3 AND id = $1`, [
+        id,
+        outcome.error,
+        orgId,
+      ]);
       return;
     case 'released':
       await db.query(
         `UPDATE postback_deliveries SET attempts = GREATEST(attempts - 1, 0),
                 next_attempt_at = now() + ($2::int * interval '1 millisecond'), updated_at = now()
-          WHERE id = $1 AND status = 'pending'`,
-        [id, Math.round(outcome.delayMs)],
+          WHERE org_id = $3 AND id = $1 AND status = 'pending'`,
+        [id, Math.round(outcome.delayMs), orgId],
       );
       return;
   }

@@ -60,7 +60,7 @@ export function createPostbackWorker(db: Db, options: PostbackWorkerOptions): Po
       claimed.map(async (delivery) => {
         const outcome = await attemptDelivery(delivery, options, stopping.signal, pacer);
         if (outcome.kind === 'released' && outcome.delayMs > 0) pacedUntil = Math.min(pacedUntil, Date.now() + outcome.delayMs);
-        await recordOutcome(db, delivery.id, outcome);
+        await recordOutcome(db, delivery, outcome);
       }),
     );
     return claimed.length;

@@ -111,19 +111,19 @@ export function createUninstallChecker(deps: UninstallCheckerDeps, options: Unin
         if (batch.length === 0) break;
         const last = batch[batch.length - 1]!;
         cursor = { checkedAt: last.uninstall_checked_at, id: last.id };
-        const settled: string[] = [];
+        const settled: DueInstall[] = [];
         const gone: DueInstall[] = [];
         await eachWithin(batch, options.concurrency, async (install) => {
           if (resting()) return;
           const outcome = await client.send({ token: install.push_token, bundleId: install.bundle_id }, stopping.signal);
           settle(outcome);
-          if (outcome.kind === 'delivered' || outcome.kind === 'token_rejected') settled.push(install.id);
+          if (outcome.kind === 'delivered' || outcome.kind === 'token_rejected') settled.push(install);
           if (outcome.kind === 'unregistered') gone.push(install);
         });
         const at = clock();
         await recordChecks(db, settled, at);
         for (const install of gone) {
-          if (await markUninstalled(db, { installId: install.id, token: install.push_token, provider: client.provider, at })) summary.uninstalled++;
+          if (await markUninstalled(db, { orgId: install.org_id, installId: install.id, token: install.push_token, provider: client.provider, at })) summary.uninstalled++;
         }
         if (batch.length < limit) break;
       }

@@ -6,6 +6,7 @@ import type { Provider } from './push.model';
 /** An install the checker may push to, with the key its queue is ordered by. */
 export interface DueInstall {
   id: string;
+  org_id: string;
   push_token: string;
   bundle_id: string | null;
   uninstall_checked_at: Date | null;
@@ -31,7 +32,7 @@ export async function dueInstalls(
 ): Promise<DueInstall[]> {
   const cursor = input.cursor ?? { checkedAt: null, id: '' };
   return db.query<DueInstall>(
-    `SELECT i.id, i.push_token, a.bundle_id, i.uninstall_checked_at
+    `SELECT i.id, i.org_id, i.push_token, a.bundle_id, i.uninstall_checked_at
        FROM installs i JOIN apps a ON a.id = i.app_id
       WHERE i.platform = $1 AND i.push_token IS NOT NULL AND i.uninstalled_at IS NULL
         AND ${QUEUE_KEY} < $2::timestamptz
@@ -44,13 +45,17 @@ export async function dueInstalls(
   );
 }
 
-/** Installs whose push got an answer that settles them for this interval. */
-export async function recordChecks(db: Queryable, installIds: readonly string[], at: Date): Promise<void> {
-  if (installIds.length === 0) return;
+/**
+ * Installs whose push got an answer that settles them for this interval. Named by (org_id, id),
+ * as a store sharded by organization routes them (docs/scaling.md).
+ */
+export async function recordChecks(db: Queryable, installs: readonly Pick<DueInstall, 'id' | 'org_id'>[], at: Date): Promise<void> {
+  if (installs.length === 0) return;
   await db.query(
-    `UPDATE installs SET uninstall_checked_at = $2::timestamptz
-      WHERE id IN (SELECT jsonb_array_elements_text($1::text::jsonb))`,
-    [JSON.stringify(installIds), at.toISOString()],
+    `UPDATE installs i SET uninstall_checked_at = $2::timestamptz
+       FROM jsonb_to_recordset($1::text::jsonb) AS s(id text, org_id text)
+      WHERE i.org_id = s.org_id AND i.id = s.id`,
+    [JSON.stringify(installs.map(({ id, org_id }) => ({ id, org_id }))), at.toISOString()],
   );
 }
 
@@ -59,13 +64,13 @@ export async function recordChecks(db: Queryable, installIds: readonly string[],
  * while it still has the token that was refused and is not marked already: a token replaced
  * meanwhile came from a running app. Resolves to whether it was marked.
  */
-export async function markUninstalled(db: Db, input: { installId: string; token: string; provider: Provider; at: Date }): Promise<boolean> {
+export async function markUninstalled(db: Db, input: { orgId: string; installId: string; token: string; provider: Provider; at: Date }): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [install] = await tx.query<{ org_id: string; app_id: string; device_id_hash: string; campaign_id: string | null }>(
       `UPDATE installs SET uninstalled_at = $3::timestamptz, uninstall_checked_at = $3::timestamptz, updated_at = now()
-        WHERE id = $1 AND push_token = $2 AND uninstalled_at IS NULL
+        WHERE org_id = $4 AND id = $1 AND push_token = $2 AND uninstalled_at IS NULL
         RETURNING org_id, app_id, device_id_hash, campaign_id`,
-      [input.installId, input.token, input.at.toISOString()],
+      [input.installId, input.token, input.at.toISOString(), input.orgId],
     );
     if (!install) return false;
     await insertEvent(tx, {

@@ -4,6 +4,7 @@ import { HOUR_MS, UNINSTALL_CHECK_LOCK } from '../../src/uninstalls/checker';
 import { pushClientsFor } from '../../src/uninstalls/uninstalls.boot';
 import { markUninstalled } from '../../src/uninstalls/uninstalls.repo';
 import { body, testApp } from '../support/app';
+import { orgWithKey } from '../support/fixtures';
 import { backends } from '../support/db';
 import { tempDir } from '../support/temp-dir';
 import { eventually } from '../support/wait';
@@ -172,7 +173,7 @@ for (const backend of backends()) {
       expect((await body(repeat)).install_id).toBe(d.installId);
       expect(await marked()).toBe(false);
 
-      const remark = () => markUninstalled(db, { installId: d.installId, token: d.token, provider: 'apns', at: time.clock() });
+      const remark = () => markUninstalled(db, { orgId: d.orgId, installId: d.installId, token: d.token, provider: 'apns', at: time.clock() });
       expect(await remark()).toBe(true);
       expect((await d.call('open', { device_id: d.deviceId })).status).toBe(200);
       expect(await marked()).toBe(false);
@@ -191,7 +192,15 @@ for (const backend of backends()) {
     test('an install whose token was replaced after the push went out is not marked', async () => {
       const d = await deviceWithToken(t, { platform: 'android', token: fcmToken() });
       expect((await d.call('push-token', { device_id: d.deviceId, push_token: fcmToken(), platform: 'android' })).status).toBe(200);
-      expect(await markUninstalled(db, { installId: d.installId, token: d.token, provider: 'fcm', at: new Date() })).toBe(false);
+      expect(await markUninstalled(db, { orgId: d.orgId, installId: d.installId, token: d.token, provider: 'fcm', at: new Date() })).toBe(false);
+      expect(await installState(db, d.installId)).toEqual({ uninstalled_at: null, uninstall_checked_at: null });
+      expect(await uninstallEvents(db, d.installId)).toEqual([]);
+    });
+
+    test('an install named with another organization is not marked', async () => {
+      const d = await deviceWithToken(t, { platform: 'android', token: fcmToken() });
+      const other = await orgWithKey(db, 'Other');
+      expect(await markUninstalled(db, { orgId: other.orgId, installId: d.installId, token: d.token, provider: 'fcm', at: new Date() })).toBe(false);
       expect(await installState(db, d.installId)).toEqual({ uninstalled_at: null, uninstall_checked_at: null });
       expect(await uninstallEvents(db, d.installId)).toEqual([]);
     });

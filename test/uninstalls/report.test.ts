@@ -22,7 +22,7 @@ for (const backend of backends()) {
       const appId = appOf?.appId ?? d.appId;
       if (appOf) await db.query('UPDATE installs SET app_id = $2 WHERE id = $1', [d.installId, appId]);
       await db.query('UPDATE installs SET campaign_id = $2 WHERE id = $1', [d.installId, campaignId]);
-      if (at) expect(await markUninstalled(db, { installId: d.installId, token: d.token, provider: 'apns', at })).toBe(true);
+      if (at) expect(await markUninstalled(db, { orgId: d.orgId, installId: d.installId, token: d.token, provider: 'apns', at })).toBe(true);
       return { ...d, appId };
     }
 

@@ -85,7 +85,7 @@ export async function applyBeacon({ db, clock }: Pick<BeaconDeps, 'db' | 'clock'
         updates.push({ id: other.id, ...riskOf([...other.risk_reasons, 'fingerprint_reuse']) });
       }
     }
-    await setClickRisks(tx, updates);
+    await setClickRisks(tx, locked.org_id, updates);
   });
 }
 

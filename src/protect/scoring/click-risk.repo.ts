@@ -30,18 +30,22 @@ export async function rescoreClick(
     );
     if (!click) return null;
     const risk = click.is_bot ? riskOf([]) : riskOf(replaceFamily(click.risk_reasons ?? [], family, await find(click, tx)));
-    await setClickRisks(tx, [{ id: clickId, ...risk }]);
+    await setClickRisks(tx, orgId, [{ id: clickId, ...risk }]);
     return risk;
   });
 }
 
-/** Stores new scores and reasons, any number of clicks in one statement. */
-export async function setClickRisks(tx: Queryable, risks: readonly (ClickRisk & { id: string })[]): Promise<void> {
+/**
+ * Stores new scores and reasons of one organization's clicks, any number in one statement. Keyed
+ * by org_id so a sharded store routes it to one shard (docs/scaling.md) and another
+ * organization's click of the same id is never touched.
+ */
+export async function setClickRisks(tx: Queryable, orgId: string, risks: readonly (ClickRisk & { id: string })[]): Promise<void> {
   if (risks.length === 0) return;
   await tx.query(
     `UPDATE clicks c SET risk_score = r.risk_score, risk_reasons = r.risk_reasons
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, risk_score integer, risk_reasons jsonb)
-      WHERE c.id = r.id`,
-    [JSON.stringify(risks)],
+      WHERE c.org_id = $2 AND c.id = r.id`,
+    [JSON.stringify(risks), orgId],
   );
 }
