@@ -20,6 +20,35 @@ const crashTheNode = (error: Error) => {
   process.exit(1);
 };
 
+/**
+ * Runs `drain` soon after the event that called the returned function, outside that event's
+ * dispatch. Bun (1.4.x, oven-sh/bun#37189) loses the wakeup of a Worker's next message while a
+ * continuation run from that Worker's message dispatch waits synchronously on the event loop
+ * (`expect(promise).rejects` does): settled from the handler, an answer awaited so stalls. An
+ * immediate is the quick way out; a nested wait does not run immediates promptly, a 1 ms timer
+ * covers it. Neither is cleared: `drain` finds nothing the second time.
+ */
+function outsideDispatch(drain: () => void): () => void {
+  let immediateArmed = false;
+  let timerArmed = false;
+  return () => {
+    if (!immediateArmed) {
+      immediateArmed = true;
+      setImmediate(() => {
+        immediateArmed = false;
+        drain();
+      });
+    }
+    if (!timerArmed) {
+      timerArmed = true;
+      setTimeout(() => {
+        timerArmed = false;
+        drain();
+      }, 1);
+    }
+  };
+}
+
 function received(error: SentError): Error {
   return Object.assign(new Error(error.message), error.fields);
 }
@@ -56,10 +85,7 @@ export function openPgliteThread(dataDir: string | undefined, options: PgliteThr
       if (!open) rejectOpen(error);
       else if (!closing) onCrash(error);
     };
-    worker.addEventListener('error', (event) => end(new Error(`the embedded store's thread failed: ${event.message}`)));
-    worker.addEventListener('close', () => end(new Error("the embedded store's thread exited")));
-    worker.addEventListener('message', (event: MessageEvent<PgliteReply>) => {
-      const message = event.data;
+    const handle = (message: PgliteReply) => {
       if (message.kind === 'ready') {
         open = true;
         resolveOpen(db);
@@ -74,7 +100,23 @@ export function openPgliteThread(dataDir: string | undefined, options: PgliteThr
         if (message.kind === 'done') waiter?.resolve(message.value);
         else waiter?.reject(received(message.error));
       }
+    };
+    // The thread's events in the order they came, handled outside their dispatch (outsideDispatch):
+    // its last answers before it ended are handled before its end fails what is still waiting.
+    const inbox: (PgliteReply | Error)[] = [];
+    const handleInbox = outsideDispatch(() => {
+      for (const event of inbox.splice(0)) {
+        if (event instanceof Error) end(event);
+        else handle(event);
+      }
     });
+    const arrived = (event: PgliteReply | Error) => {
+      inbox.push(event);
+      handleInbox();
+    };
+    worker.addEventListener('error', (event) => arrived(new Error(`the embedded store's thread failed: ${event.message}`)));
+    worker.addEventListener('close', () => arrived(new Error("the embedded store's thread exited")));
+    worker.addEventListener('message', (event: MessageEvent<PgliteReply>) => arrived(event.data));
     const inTransaction = (tx: number): Queryable => ({
       query: <T>(text: string, params: readonly unknown[] = []) => ask<T[]>({ kind: 'query', tx, text, params }),
       exec: (script) => ask<void>({ kind: 'exec', tx, script }),

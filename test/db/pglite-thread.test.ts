@@ -3,7 +3,7 @@ import type { Db } from '../../src/db/db';
 import { openPgliteThread } from '../../src/db/pglite.thread';
 import { tempDir } from '../support/temp-dir';
 
-/** The failure of `work`, or null: caught by hand, as `expect().rejects` stalled on this handle under bun test. */
+/** The failure of `work`, or null. */
 async function failureOf(work: Promise<unknown>): Promise<Record<string, unknown> | null> {
   try {
     await work;
@@ -22,23 +22,25 @@ describe('the embedded store in a thread of its own (EMBEDDED_STORE_THREAD=on)',
       // The adapter's parsers still apply: bigint as number, timestamptz as Date.
       await db.query('INSERT INTO t VALUES ($1, $2, $3)', ['a', 7, new Date('2026-01-02T03:04:05Z')]);
       expect(await db.query('SELECT id, n, at FROM t')).toEqual([{ id: 'a', n: 7, at: new Date('2026-01-02T03:04:05Z') }]);
-      // A database error keeps its SQLSTATE and constraint, which callers branch on.
-      expect(await failureOf(db.query("INSERT INTO t (id) VALUES ('a')"))).toMatchObject({ code: '23505', constraint: 't_pkey' });
+      // A database error keeps its SQLSTATE and constraint, which callers branch on. The matcher
+      // waits on the event loop from a continuation of the last answer: it stalled while answers
+      // were settled inside the thread's message dispatch (oven-sh/bun#37189).
+      await expect(db.query("INSERT INTO t (id) VALUES ('a')")).rejects.toMatchObject({ code: '23505', constraint: 't_pkey' });
+      await expect(db.query('SELECT 2 AS two')).resolves.toEqual([{ two: 2 }]);
 
       expect(await db.transaction(async (tx) => {
         await tx.query("INSERT INTO t (id) VALUES ('b')");
         return tx.query<{ n: number }>('SELECT count(*)::int AS n FROM t');
       })).toEqual([{ n: 2 }]);
-      const thrown = await failureOf(db.transaction(async (tx) => {
+      await expect(db.transaction(async (tx) => {
         await tx.query("INSERT INTO t (id) VALUES ('c')");
         throw new Error('changed my mind');
-      }));
-      expect(thrown?.message).toBe('changed my mind');
+      })).rejects.toThrow('changed my mind');
       expect(await db.query('SELECT id FROM t ORDER BY id')).toEqual([{ id: 'a' }, { id: 'b' }]);
 
       await db.copyFrom('t', ['id', 'n'], 'd\t1\ne\t2\n');
       await db.syncCommits();
-      expect(await failureOf(db.copyFrom('t', ['id'], 'f\nd\n'))).toMatchObject({ code: '23505' });
+      await expect(db.copyFrom('t', ['id'], 'f\nd\n')).rejects.toMatchObject({ code: '23505' });
       expect(await db.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).toEqual([{ n: 4 }]);
       expect(await db.bulkInsert('t', ['id'], [['g'], ['h']], 'ON CONFLICT DO NOTHING')).toBe(2);
 

@@ -53,6 +53,7 @@ export async function freePort(): Promise<number> {
  * Pass DATABASE_URL in env for Postgres; without it the server uses PGlite under its own DATA_DIR.
  * Reuse `dataDir` to restart a server on the same embedded store. `wrapper` runs it under a
  * command that forks it, e.g. `unshare --fork`: stop then signals that command's child.
+ * EMBEDDED_STORE_THREAD set for the test run reaches the server too (the e2e tests on the store's thread).
  */
 export async function startServer(
   env: Record<string, string> = {},
@@ -66,6 +67,7 @@ export async function startServer(
     DATA_DIR: dataDir,
     SESSION_SECRET: 'e2e-session-secret-that-is-long-enough-0123456789',
     RATE_LIMIT: 'off',
+    ...(process.env.EMBEDDED_STORE_THREAD ? { EMBEDDED_STORE_THREAD: process.env.EMBEDDED_STORE_THREAD } : {}),
     ...env,
     PORT: String(port),
   };
