@@ -5,7 +5,8 @@
  * them day after day. Then a retention pass over 30 day partitions of BENCH_RETENTION_ROWS
  * clicks each. Prints one JSON line: the rate in each tenth of the ingest, the last tenth's rate
  * over the first's, the largest day partition's index size, the retention pass's time on the
- * main thread, and the load average beside them (the machine is shared: figures, not targets).
+ * main thread, the WAL written per click (the cluster's counter: quiet servers only), and the load
+ * average beside them (the machine is shared: figures, not targets).
  *
  *   npm run bench:ingest
  *   BENCH_CLICKS=500000 BENCH_DAYS=10 BENCH_BATCH=4096 BENCH_RETENTION_ROWS=2000 npm run bench:ingest   (a quick run)
@@ -128,7 +129,10 @@ try {
   const start = utcDayStart(new Date(), 1 + RETENTION_PARTITIONS);
   await ensureDayPartitions({ db, now: new Date(start) }, DAYS);
   const loadBefore = load();
+  // The WAL position is the cluster's: other work on the same server moves it too (load_avg says how quiet it was).
+  const [walBefore] = await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
   const tenths = await ingest(db, start);
+  const [wal] = await db.query<{ bytes: number }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint AS bytes', [walBefore!.lsn]);
   await db.query('ANALYZE clicks');
   const largest = await largestDayIndex(db);
   const retention = await retentionPass(db, start);
@@ -142,6 +146,7 @@ try {
     first_day: dayRange(start).day,
     rows_per_second_by_tenth: tenths.map((t) => t.rows_per_second),
     last_over_first: round(last / first),
+    wal_bytes_per_click: round(Number(wal!.bytes) / CLICKS, 1),
     largest_day_partition: largest,
     retention,
     load_avg: { before: loadBefore, by_tenth: tenths.map((t) => t.load_avg) },
