@@ -4,7 +4,7 @@
  * DuckDB mirror's interval, memory and threads, the tracking listener threads and the journal's
  * sync interval. Anything else in the bench's environment stays out of the server's.
  */
-const PASSED_THROUGH = ['CLICK_BACKLOG', 'MIRROR_INTERVAL_MS', 'MIRROR_MEMORY_MB', 'MIRROR_THREADS', 'TRACKING_THREADS', 'JOURNAL_SYNC_MS'] as const;
+const PASSED_THROUGH = ['CLICK_BACKLOG', 'MIRROR_INTERVAL_MS', 'MIRROR_MEMORY_MB', 'MIRROR_THREADS', 'TRACKING_THREADS', 'JOURNAL_SYNC_MS', 'EMBEDDED_STORE_THREAD', 'EMBEDDED_BUFFERS_MB'] as const;
 
 export function serviceSettingsFromEnv(): Record<string, string> {
   const settings: Record<string, string> = {};

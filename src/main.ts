@@ -14,6 +14,7 @@ import { SERVE_OPTIONS } from './http/serve-options';
 import { ipIntelOptionsFor } from './ipintel/ip-intel';
 import { prepareIpData } from './ipintel/ip-data.thread';
 import { createServices } from './services';
+import { collectWhenIdle } from './shared/idle-collection';
 import { startTrackingListeners, type TrackingListeners } from './tracking/listeners/listeners';
 import type { Server } from 'bun';
 
@@ -117,6 +118,8 @@ async function main() {
   } catch (error) {
     return abandon(`cannot listen on :${config.port}: ${(error as Error).message}`);
   }
+  // Each thread of the node gives a burst's garbage back once it is idle; the others start theirs.
+  collectWhenIdle();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -46,6 +46,11 @@ export interface Db extends Queryable {
    * until release(), or until the holding connection ends (a crashed node frees it).
    */
   tryAdvisoryLock(key: number): Promise<AdvisoryLock | null>;
+  /**
+   * The embedded store on a thread of its own only (EMBEDDED_STORE_THREAD): a new channel to it,
+   * for another thread to open with openPgliteOverPort (the click writer's, the mirror's).
+   */
+  storeChannel?(): MessagePort;
   close(): Promise<void>;
 }
 

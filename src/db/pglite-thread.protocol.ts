@@ -6,6 +6,17 @@ export interface PgliteThreadInit {
   sharedBuffersMb?: number;
 }
 
+/**
+ * Sent by the thread that opened the store (the only one holding the Worker): `port` becomes one
+ * more channel to the store, for another thread (the click writer's, the mirror's) to open with
+ * openPgliteOverPort. Statements from every channel run on the store's one session, in the order
+ * they arrive; a transaction opened on a channel takes the session until that channel ends it.
+ */
+export interface PgliteConnect {
+  kind: 'connect';
+  port: MessagePort;
+}
+
 /** A statement's target: the store, or the open transaction with this number. */
 type Target = { tx?: number };
 

@@ -6,9 +6,13 @@
  */
 import type { Db, Queryable } from './db';
 import { openPglite } from './pglite';
-import type { PgliteReply, PgliteRequest, PgliteThreadInit, SentError } from './pglite-thread.protocol';
+import { collectWhenIdle } from '../shared/idle-collection';
+import type { PgliteConnect, PgliteReply, PgliteRequest, PgliteThreadInit, SentError } from './pglite-thread.protocol';
 
 declare const self: Worker;
+
+/** One channel the store answers on: the Worker's own, or a port another thread was given. */
+type Channel = Pick<MessagePort, 'postMessage' | 'onmessage'>;
 
 const reply = (message: PgliteReply) => self.postMessage(message);
 
@@ -33,7 +37,8 @@ interface OpenTransaction {
   end(commit: boolean): Promise<void>;
 }
 
-function serve(db: Db) {
+/** Answers every channel's statements on the one store; returns how a channel is served. */
+function serve(db: Db): (channel: Channel, owner: boolean) => void {
   const transactions = new Map<number, OpenTransaction>();
   const listeners = new Map<number, () => Promise<void>>();
   let nextNumber = 1;
@@ -67,7 +72,7 @@ function serve(db: Db) {
         },
       );
     });
-  const run = async (request: PgliteRequest): Promise<unknown> => {
+  const run = async (request: PgliteRequest, channel: Channel, owner: boolean): Promise<unknown> => {
     switch (request.kind) {
       case 'query':
         return target(request.tx).query(request.text, request.params);
@@ -91,7 +96,7 @@ function serve(db: Db) {
         return db.syncCommits();
       case 'listen': {
         const listener = nextNumber++;
-        listeners.set(listener, await db.listen(request.channel, (payload) => reply({ kind: 'notification', listener, payload })));
+        listeners.set(listener, await db.listen(request.channel, (payload) => channel.postMessage({ kind: 'notification', listener, payload })));
         return listener;
       }
       case 'unlisten': {
@@ -102,24 +107,33 @@ function serve(db: Db) {
       case 'notify':
         return db.notify(request.channel, request.payload);
       case 'close':
-        return db.close();
+        // Only the thread that opened the store closes it; another channel's close is its own end.
+        return owner ? db.close() : undefined;
     }
   };
-  self.onmessage = (event: MessageEvent<PgliteRequest>) => {
-    const request = event.data;
-    run(request).then(
-      (value) => reply({ kind: 'done', id: request.id, value: value ?? null }),
-      (error: unknown) => reply({ kind: 'error', id: request.id, error: sent(error) }),
-    );
+  const answer = (channel: Channel, owner: boolean) => {
+    channel.onmessage = (event) => {
+      const request = event.data as PgliteRequest | PgliteConnect;
+      if (request.kind === 'connect') {
+        if (owner) answer(request.port, false);
+        return;
+      }
+      run(request, channel, owner).then(
+        (value) => channel.postMessage({ kind: 'done', id: request.id, value: value ?? null }),
+        (error: unknown) => channel.postMessage({ kind: 'error', id: request.id, error: sent(error) }),
+      );
+    };
   };
+  return answer;
 }
 
 self.onmessage = (event: MessageEvent<PgliteThreadInit>) => {
   const { dataDir, sharedBuffersMb } = event.data;
   openPglite(dataDir, { sharedBuffersMb }).then(
     (db) => {
-      serve(db);
+      serve(db)(self as unknown as Channel, true);
       reply({ kind: 'ready' });
+      collectWhenIdle();
     },
     (error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }),
   );

@@ -54,8 +54,9 @@ export async function startTracking(
 
 /**
  * Where a click pipeline journaling under `dataDir` writes: on Postgres, a writer thread with its
- * own connections, so the journaling thread only answers redirects; PGlite lives in the main
- * thread's memory, so there the writer runs on its event loop.
+ * own connections, and on the embedded store's own thread a writer thread with a port to it, so
+ * the journaling thread only answers redirects; a PGlite in the main thread's memory keeps the
+ * writer on its event loop.
  */
 export function clickPipelineDeps(
   config: Pick<Config, 'databaseUrl' | 'sessionSecret' | 'dataDir' | 'geoCityDb'>,
@@ -65,9 +66,14 @@ export function clickPipelineDeps(
 ): ClickPipelineDeps {
   const { databaseUrl, sessionSecret } = config;
   const ipIntelOptions = ipIntelOptionsFor(config);
-  return db.kind === 'postgres' && databaseUrl
-    ? { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath, ipIntelOptions }) }
-    : { db, dataDir, enrich: createIngestion({ ipHasher }, { ipIntelOptions }).enrich };
+  if (db.kind === 'postgres' && databaseUrl) {
+    return { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ databaseUrl, ipHashSecret: sessionSecret, setAsidePath, ipIntelOptions }) };
+  }
+  const { storeChannel } = db;
+  if (storeChannel) {
+    return { db, dataDir, writer: (setAsidePath) => createClickWriterThread({ storePort: () => storeChannel.call(db), ipHashSecret: sessionSecret, setAsidePath, ipIntelOptions }) };
+  }
+  return { db, dataDir, enrich: createIngestion({ ipHasher }, { ipIntelOptions }).enrich };
 }
 
 /** Stops taking changes and writes every journaled record to Postgres. */

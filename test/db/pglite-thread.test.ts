@@ -14,6 +14,32 @@ async function failureOf(work: Promise<unknown>): Promise<Record<string, unknown
 }
 
 describe('the embedded store in a thread of its own (EMBEDDED_STORE_THREAD=on)', () => {
+  test('another thread reaches the same store over a port of its own, and closing that port leaves the store open', async () => {
+    const db: Db = await openPgliteThread(tempDir('pglite-thread'), { sharedBuffersMb: 16 });
+    const other = new Worker(new URL('../support/store-port.worker.ts', import.meta.url).href);
+    try {
+      await db.exec('CREATE TABLE t (id text PRIMARY KEY)');
+      const messages: Record<string, unknown>[] = [];
+      other.onmessage = (event) => {
+        messages.push(event.data);
+        if (event.data.kind === 'listening') void db.notify('to_thread', 'hello');
+      };
+      const port = db.storeChannel!();
+      other.postMessage({ port }, [port]);
+      for (let i = 0; i < 500 && !messages.some((m) => m.kind === 'heard' || m.kind === 'failed'); i++) await Bun.sleep(10);
+      expect(messages.filter((m) => m.kind !== 'listening')).toEqual([
+        { kind: 'wrote', inside: 2, refused: '23505' },
+        { kind: 'heard', payload: 'hello' },
+      ]);
+      // The thread closed its end: the store still answers the thread that opened it.
+      for (let i = 0; i < 50; i++) await Bun.sleep(10);
+      expect(await db.query('SELECT id FROM t ORDER BY id')).toEqual([{ id: 'from-thread' }, { id: 'in-transaction' }]);
+    } finally {
+      other.terminate();
+      await db.close();
+    }
+  });
+
   test('statements, transactions, COPY, LISTEN/NOTIFY keep their meaning across the channel', async () => {
     const db: Db = await openPgliteThread(tempDir('pglite-thread'), { sharedBuffersMb: 16 });
     try {

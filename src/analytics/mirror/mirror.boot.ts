@@ -8,7 +8,8 @@ import { createMirrorThread } from './mirror.thread';
 /**
  * The node's mirror, started: DATA_DIR/analytics.duckdb unless `path` says otherwise, copying
  * every MIRROR_INTERVAL_MS (0: only on catchUp()) within MIRROR_MEMORY_MB and MIRROR_THREADS; on a
- * thread of its own on Postgres, here on PGlite.
+ * thread of its own on Postgres and beside the embedded store's own thread, here on a PGlite in
+ * this thread's memory.
  */
 export async function startMirror(
   config: Pick<Config, 'dataDir' | 'mirrorIntervalMs' | 'mirrorMemoryMb' | 'mirrorThreads' | 'databaseUrl'>,
@@ -25,6 +26,7 @@ export async function startMirror(
   if (db.kind === 'postgres' && config.databaseUrl) {
     return createMirrorThread({ databaseUrl: config.databaseUrl, path: file, ...settings, busy });
   }
+  if (db.storeChannel) return createMirrorThread({ storePort: db.storeChannel(), path: file, ...settings, busy });
   const mirror = await createMirror({ db, path: file, ...settings, busy });
   mirror.start();
   return mirror;

@@ -5,7 +5,9 @@ import type { MirrorSettings } from './mirror-settings';
  * mirror.worker.ts). Requests carry an id; the worker answers each with the same id.
  */
 export interface MirrorWorkerInit extends MirrorSettings {
-  databaseUrl: string;
+  /** Where the rows are read: Postgres by its URL, or the embedded store's thread by a port to it. */
+  databaseUrl?: string;
+  storePort?: MessagePort;
   path: string;
   intervalMs: number;
   tables?: readonly string[];

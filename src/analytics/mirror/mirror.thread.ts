@@ -78,7 +78,8 @@ function listen(worker: Worker, log: (message: string) => void): Channel {
 
 /**
  * The mirror on a thread of its own (mirror.worker.ts), behind the same Mirror interface, used on
- * Postgres; PGlite lives inside the main thread's memory, so there the mirror runs in-process.
+ * Postgres and on the embedded store's own thread; a store inside the main thread's memory keeps
+ * the mirror in-process.
  */
 export async function createMirrorThread({ busy, log = console.error, ...init }: MirrorThreadOptions): Promise<Mirror> {
   const worker = new Worker(new URL('./mirror.worker.ts', import.meta.url).href);
@@ -86,7 +87,8 @@ export async function createMirrorThread({ busy, log = console.error, ...init }:
   let stopped = false;
 
   let lastBusy = busy?.() ?? false;
-  worker.postMessage({ ...init, busy: lastBusy } satisfies MirrorWorkerInit);
+  // The store's port moves to the thread: it is that thread's alone from here.
+  worker.postMessage({ ...init, busy: lastBusy } satisfies MirrorWorkerInit, init.storePort ? [init.storePort] : []);
   try {
     await ready;
   } catch (error) {

@@ -1,10 +1,14 @@
 /**
- * The mirror thread: its own Postgres connection, its own DuckDB, its own event loop. Reading
- * rows back from Postgres and appending them to DuckDB is synchronous work that would
- * otherwise hold up the requests the main thread is answering. Started by mirror.thread.ts.
+ * The mirror thread: its own way to the store (a Postgres connection, or a port to the embedded
+ * store's thread), its own DuckDB, its own event loop. Reading rows back from the store and
+ * appending them to DuckDB is synchronous work that would otherwise hold up the requests the main
+ * thread is answering. Started by mirror.thread.ts.
  */
+import type { Db } from '../../db/db';
+import { openPgliteOverPort } from '../../db/pglite.thread';
 import { openPostgres } from '../../db/postgres';
 import { errorMessage } from '../../shared/error-message';
+import { collectWhenIdle } from '../../shared/idle-collection';
 import { createMirror, type Mirror } from './mirror';
 import type { MirrorReply, MirrorRequest, MirrorWorkerInit } from './mirror.protocol';
 
@@ -18,8 +22,7 @@ let stopping: Promise<void> | undefined;
 
 async function start(init: MirrorWorkerInit) {
   busy = init.busy;
-  // One connection: a round reads one batch at a time.
-  const db = openPostgres(init.databaseUrl, { max: 1 });
+  const db = storeOf(init);
   try {
     mirror = await createMirror({
       db,
@@ -57,6 +60,14 @@ async function start(init: MirrorWorkerInit) {
   };
   running.start();
   reply({ kind: 'ready' });
+  collectWhenIdle();
+}
+
+/** One connection: a round reads one batch at a time. */
+function storeOf(init: MirrorWorkerInit): Db {
+  if (init.storePort) return openPgliteOverPort(init.storePort);
+  if (!init.databaseUrl) throw new Error('the mirror thread was given no store');
+  return openPostgres(init.databaseUrl, { max: 1 });
 }
 
 self.onmessage = (event: MessageEvent<MirrorWorkerInit>) => {

@@ -12,6 +12,7 @@ import { forwardTo } from '../../http/forwarding';
 import { SERVE_OPTIONS } from '../../http/serve-options';
 import { linkChangeSubscribers } from '../redirect/link-cache/link-changes';
 import { errorMessage } from '../../shared/error-message';
+import { collectWhenIdle } from '../../shared/idle-collection';
 import { systemClock } from '../../shared/ids';
 import { createIpHasher } from '../../shared/crypto/ip-hash';
 import { createCampaignCache } from '../redirect/campaign-cache';
@@ -89,6 +90,7 @@ async function start({ config, dataDir, forward }: ListenerInit) {
       }
     };
     reply({ kind: 'ready' });
+    collectWhenIdle();
   } catch (error) {
     server?.stop(true);
     await clickCounter.stop();

@@ -5,7 +5,9 @@ import type { IpIntelOptions } from '../../ipintel/ip-intel';
  * and click-writer.worker.ts). Each write carries an id; the worker answers it with the same id.
  */
 export interface ClickWriterInit {
-  databaseUrl: string;
+  /** Where the rows go: Postgres by its URL, or the embedded store's thread by a port to it. */
+  databaseUrl?: string;
+  storePort?: MessagePort;
   /** The secret the node's IP hasher is keyed with (createIpHasher), so hashes match the main thread's. */
   ipHashSecret: string;
   setAsidePath: string;

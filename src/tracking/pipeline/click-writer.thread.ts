@@ -1,6 +1,9 @@
 import type { ClickWriter } from './click-writer';
 import type { ClickWriterInit, ClickWriterReply, ClickWriterRequest } from './click-writer.protocol';
 
+/** As the thread is started: a port to the embedded store is made anew for each thread, as it starts. */
+export type ClickWriterThreadInit = Omit<ClickWriterInit, 'storePort'> & { storePort?: () => MessagePort };
+
 /** How long close() waits for the thread to end its connections before ending the thread. */
 const CLOSE_WAIT_MS = 10_000;
 /**
@@ -22,12 +25,12 @@ interface Thread {
 }
 
 /**
- * The click writer on a thread of its own with its own Postgres connections (click-writer.worker.ts).
+ * The click writer on a thread of its own with its own way to the store (click-writer.worker.ts).
  * A thread that dies fails the batches it held (the pipeline keeps them journaled and retries) and
  * the next batch starts a new one.
  */
 export function createClickWriterThread(
-  init: ClickWriterInit,
+  init: ClickWriterThreadInit,
   options: { onSpawn?: (worker: Worker) => void; stalledWriteMs?: number } = {},
 ): ClickWriter {
   const stalledWriteMs = options.stalledWriteMs ?? STALLED_WRITE_MS;
@@ -87,7 +90,7 @@ export function createClickWriterThread(
  * Starts a writer thread; resolves once it is ready. When it ends (it failed to start, exited,
  * crashed or stopped answering), `onEnd` is told first, then every request it held fails.
  */
-function startThread(init: ClickWriterInit, options: { stalledWriteMs: number; onSpawn?: (worker: Worker) => void }, onEnd: () => void): Promise<Thread> {
+function startThread(init: ClickWriterThreadInit, options: { stalledWriteMs: number; onSpawn?: (worker: Worker) => void }, onEnd: () => void): Promise<Thread> {
   const { stalledWriteMs } = options;
   return new Promise<Thread>((resolve, reject) => {
     const worker = new Worker(new URL('./click-writer.worker.ts', import.meta.url).href);
@@ -124,7 +127,9 @@ function startThread(init: ClickWriterInit, options: { stalledWriteMs: number; o
     watchdog.unref();
     // The thread alone never keeps the process alive; close() ends it.
     worker.unref();
-    worker.postMessage(init);
+    const { storePort, ...rest } = init;
+    const port = storePort?.();
+    worker.postMessage({ ...rest, storePort: port } satisfies ClickWriterInit, port ? [port] : []);
     options.onSpawn?.(worker);
   });
 }

@@ -1,11 +1,15 @@
 /**
  * The click writer thread: enrichment (user agent, geo, crawler ranges, IP hashes) and the
- * inserts of journaled records, on its own event loop and its own Postgres connections, so
- * the main thread spends its time answering redirects. Started by click-writer.thread.ts.
+ * inserts of journaled records, on its own event loop and its own way to the store (Postgres
+ * connections, or a port to the embedded store's thread), so the main thread spends its time
+ * answering redirects. Started by click-writer.thread.ts.
  */
 import { errorCode } from '../../db/errors';
+import type { Db } from '../../db/db';
+import { openPgliteOverPort } from '../../db/pglite.thread';
 import { openPostgres } from '../../db/postgres';
 import { errorMessage } from '../../shared/error-message';
+import { collectWhenIdle } from '../../shared/idle-collection';
 import { createIpHasher } from '../../shared/crypto/ip-hash';
 import { openIpIntel } from '../../ipintel/ip-intel';
 import { createClickWriter } from './click-writer';
@@ -21,8 +25,7 @@ function start(init: ClickWriterInit) {
   let db;
   let ipIntel;
   try {
-    // Four connections: a batch's statements run side by side, as they do in process.
-    db = openPostgres(init.databaseUrl, { max: 4 });
+    db = storeOf(init);
     ipIntel = openIpIntel(init.ipIntelOptions);
     const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) }, { ipIntel });
     writer = createClickWriter({ db, enrich: (click) => ingestion.enrich(click), setAsidePath: init.setAsidePath });
@@ -44,6 +47,7 @@ function start(init: ClickWriterInit) {
     );
   };
   reply({ kind: 'ready' });
+  collectWhenIdle();
   // Before the first batch is read: on a new DATA_DIR the ASN table is parsed here while the node
   // boots, not when its first click is written (click-writer.ts, prepare).
   try {
@@ -51,6 +55,13 @@ function start(init: ClickWriterInit) {
   } catch (error) {
     console.error('click writer thread: loading the IP data failed; each enrichment step reports it once', error);
   }
+}
+
+/** Four connections on Postgres: a batch's statements run side by side, as they do in process. */
+function storeOf(init: ClickWriterInit): Db {
+  if (init.storePort) return openPgliteOverPort(init.storePort);
+  if (!init.databaseUrl) throw new Error('the click writer thread was given no store');
+  return openPostgres(init.databaseUrl, { max: 4 });
 }
 
 self.onmessage = (event: MessageEvent<ClickWriterInit>) => start(event.data);
