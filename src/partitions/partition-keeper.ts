@@ -37,7 +37,9 @@ export function createPartitionKeeper(deps: PartitionKeeperDeps, intervalMs = PA
     if (made.length > 0) log(`day partitions made: ${made.map((p) => p.name).join(', ')}`);
     const retention = Object.keys(deps.retention).length === 0 ? null : await retainOnOneNode(deps, now);
     for (const table of retention ?? []) {
-      if (table.dropped.length > 0 || table.deleted > 0) log(`retention: ${table.table} dropped ${table.dropped.length} partitions and ${table.deleted} rows before ${table.cutoff}`);
+      if (table.dropped.length > 0 || table.deleted > 0) {
+        log(`retention: ${table.table} dropped ${table.dropped.length} partitions and ${table.deleted} rows (${table.batches} batches) before ${table.cutoff}`);
+      }
     }
     return { made, retention };
   });

@@ -51,14 +51,27 @@ export async function dropPartition(tx: Queryable, name: string): Promise<void> 
   await tx.query(`DROP TABLE ${assertIdentifier(name)}`);
 }
 
-/** Deletes a partition's rows with keys in [lower, upper) (lower null: from the first). */
-export async function deleteKeyRange(tx: Queryable, p: { partition: string; key: string; lower: string | null; upper: string }): Promise<number> {
+/** Deletes a partition's rows with keys in [lower, upper). */
+export async function deleteKeyRange(tx: Queryable, p: { partition: string; key: string; lower: string; upper: string }): Promise<number> {
   const key = assertIdentifier(p.key);
   const rows = await tx.query<{ n: number }>(
     `WITH gone AS (DELETE FROM ${assertIdentifier(p.partition)} WHERE ${key} >= $1 AND ${key} < $2 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-    [p.lower ?? '', p.upper],
+    [p.lower, p.upper],
   );
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * The key that ends a batch of `rows` rows of `partition` from `lower` on, below `upper`: the
+ * key of the row after them, or `upper` when fewer are left. Read on the key's index.
+ */
+export async function batchEnd(q: Queryable, p: { partition: string; key: string; lower: string; upper: string; rows: number }): Promise<string> {
+  const key = assertIdentifier(p.key);
+  const found = await q.query<{ next: string }>(
+    `SELECT ${key} AS next FROM ${assertIdentifier(p.partition)} WHERE ${key} >= $1 AND ${key} < $2 ORDER BY ${key} OFFSET $3 LIMIT 1`,
+    [p.lower, p.upper, p.rows],
+  );
+  return found[0]?.next ?? p.upper;
 }
 
 export async function countRows(q: Queryable, partition: string): Promise<number> {

@@ -1,11 +1,12 @@
 import { REVENUE_EVENTS } from '../analytics/pivot';
 import { assertIdentifier, type Queryable } from '../db/db';
+import type { KeptRange } from './kept-range';
 
 /**
  * Adds a partition's rows in [lower, upper) to retained_totals before retention deletes them
  * (sql/0120_retention.sql): what the pivot counts of them, per organization, campaign, quarter
  * hour and currency. A quarter hour already there is added to, so a late row summed in a later
- * pass joins its bucket.
+ * pass (or the next batch of the same pass) joins its bucket.
  */
 
 const QUARTER_HOUR = (column: string) => `to_timestamp(floor(extract(epoch FROM ${column}) / 900) * 900)`;
@@ -13,7 +14,7 @@ const QUARTER_HOUR = (column: string) => `to_timestamp(floor(extract(epoch FROM 
 const UPSERT = `ON CONFLICT (id) DO UPDATE SET count = retained_totals.count + excluded.count, value = retained_totals.value + excluded.value`;
 
 /** Clicks no ingestion step dropped, by their click time: what the pivot's clicks column counts. */
-async function keepClicks(tx: Queryable, partition: string, lower: string, upper: string): Promise<void> {
+export async function keepClicks(tx: Queryable, { partition, lower, upper }: KeptRange): Promise<void> {
   await tx.query(
     `INSERT INTO retained_totals (id, org_id, source, campaign_id, bucket, currency, count, value)
      SELECT concat_ws('|', 'clicks', org_id, coalesce(campaign_id, ''), extract(epoch FROM bucket)::bigint, ''),
@@ -28,7 +29,7 @@ async function keepClicks(tx: Queryable, partition: string, lower: string, upper
 }
 
 /** Revenue events by the time they occurred and the campaign of their install, as the pivot's revenue. */
-async function keepRevenue(tx: Queryable, partition: string, lower: string, upper: string): Promise<void> {
+export async function keepRevenue(tx: Queryable, { partition, lower, upper }: KeptRange): Promise<void> {
   await tx.query(
     `INSERT INTO retained_totals (id, org_id, source, campaign_id, bucket, currency, count, value)
      SELECT concat_ws('|', 'revenue', org_id, coalesce(campaign_id, ''), extract(epoch FROM bucket)::bigint, coalesce(currency, '')),
@@ -42,9 +43,3 @@ async function keepRevenue(tx: Queryable, partition: string, lower: string, uppe
     [lower, upper, [...REVENUE_EVENTS]],
   );
 }
-
-/** The summaries kept per table; a table with none (impressions, beacons, reports) goes whole. */
-export const KEEP_TOTALS: Partial<Record<string, typeof keepClicks>> = {
-  clicks: keepClicks,
-  events: keepRevenue,
-};

@@ -14,7 +14,7 @@
 export const DISTRIBUTED_TABLES = [
   'clicks', 'impressions', 'events', 'installs', 'conversions', 'click_beacons', 'click_tombstones',
   'ara_sources', 'ara_reports', 'skan_postbacks', 'subscriptions', 'store_notifications', 'reengagements',
-  'postback_deliveries', 'realtime_clicks', 'retained_totals',
+  'postback_deliveries', 'realtime_clicks', 'retained_totals', 'retained_cohorts',
 ] as const;
 
 const DISTRIBUTED = new Set<string>(DISTRIBUTED_TABLES);

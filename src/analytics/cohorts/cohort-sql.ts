@@ -4,7 +4,10 @@
  * install day, never per install: the reach of a cohort day, the totals and the ratios are the
  * service's (cohorts.service.ts), from these sums. Events meet their installs on the integer
  * `install_key` the store gives both (sql/0114_install_keys.sql), never on the text id: that join
- * over millions of events is most of the report's work.
+ * over millions of events is most of the report's work. What retention removed of the events is
+ * read from retained_cohorts (`kept`), whose rows carry the dimensions of their installs: they
+ * add to the same facts, each event or active install counted there or in `events`, never both
+ * (docs/reports.md, "Cohorts past retention").
  */
 import { REVENUE_EVENTS } from '../pivot';
 import { amountCurrencySql, conversion, ratesCte } from '../reporting/fx-sql';
@@ -21,6 +24,9 @@ export const SERVER_EVENTS = [
   'subscription_refund_reversed', 'subscription_cancelled', 'subscription_reactivated', 'subscription_grace_period',
   'subscription_billing_retry', 'subscription_expired', 'subscription_revoked', 'subscription_paused',
 ] as const;
+
+/** The rows of retained_cohorts (src/partitions/retained-cohorts.repo.ts) each activity reads. */
+const ACTIVITY_SOURCES: Record<CohortQuery['activity'], string> = { any: 'activity_any', sessions: 'activity_sessions' };
 
 /** What a row of the statement holds, by `kind`; `v1` and `v2` as noted. */
 export type CohortFactKind =
@@ -151,6 +157,7 @@ export function cohortSql(query: CohortQuery, context: CohortSqlContext): { sql:
   const rate = conversion('r', currency);
   const costRate = conversion('s', currency);
   const eventDay = day('e.occurred_at');
+  const [fromDay, toDay] = [param(window.fromDay), param(window.toDay)];
 
   // Costs are left out where a filter splits installs in a way costs are not split (country, platform).
   const withSpend = spendFilters(query);
@@ -201,6 +208,13 @@ active_days AS (
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
      AND ${active}
 ),
+kept AS (
+  SELECT i.source, i.install_day, i.cohort_day AS n, ${installKey(0)} AS k1, ${installKey(1)} AS k2, i.currency, i.count, i.value
+    FROM retained_cohorts i
+    LEFT JOIN campaigns c ON c.id = i.campaign_id AND c.org_id = ${org}
+   WHERE i.org_id = ${org} AND i.install_day >= CAST(${fromDay} AS INTEGER) AND i.install_day <= CAST(${toDay} AS INTEGER)
+     AND i.cohort_day <= ${last}${query.includeReattributions ? '' : ' AND NOT i.is_reattribution'}${and(installFilters)}
+),
 active_masks AS (
   SELECT id, ${masks}
     FROM active_days
@@ -219,6 +233,11 @@ revenue AS (
    WHERE e.org_id = ${org} AND e.occurred_at >= CAST(${start} AS TIMESTAMPTZ) AND e.occurred_at < CAST(${eventsEnd} AS TIMESTAMPTZ)
      AND e.name IN (${REVENUE_LIST}) AND e.value IS NOT NULL
      AND ${eventDay} - c.install_day BETWEEN 0 AND ${last}
+   GROUP BY 1, 2, 3, 4, 5
+  UNION ALL
+  SELECT k1, k2, install_day, install_day + n, ${amountCurrencySql('currency', currency)}, sum(value)
+    FROM kept
+   WHERE source = 'revenue'
    GROUP BY 1, 2, 3, 4, 5
 ),
 revenue_rated AS (
@@ -243,6 +262,11 @@ SELECT 'retained', a.k1, a.k2, a.install_day, d.n, ${NULL_TEXT}, ${double('count
   FROM active a
   JOIN asked d ON (${maskOfWord} & d.bit) <> 0
  GROUP BY a.k1, a.k2, a.install_day, d.n
+UNION ALL
+SELECT 'retained', k1, k2, install_day, n, ${NULL_TEXT}, ${double('sum(count)')}, ${NULL_DOUBLE}
+  FROM kept
+ WHERE source = '${ACTIVITY_SOURCES[query.activity]}' AND n IN (${askedList})
+ GROUP BY k1, k2, install_day, n
 UNION ALL
 SELECT 'revenue', k1, k2, install_day, n, currency, ${double('converted')}, ${double('unconverted')}
   FROM revenue_through

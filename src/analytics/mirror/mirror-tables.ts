@@ -15,8 +15,9 @@ export const MIRRORED_TABLES: readonly string[] = [
   'skan_postbacks',
   'campaigns',
   'fx_rates',
-  // What the reports count of the days retention dropped (sql/0120_retention.sql).
+  // What the reports count of the days retention dropped (sql/0120_retention.sql, sql/0121_retained_cohorts.sql).
   'retained_totals',
+  'retained_cohorts',
   // Last: the rows deleted from the tables above, applied after each round (mirror-deletes.ts).
   'mirror_deletions',
 ];
