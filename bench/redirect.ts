@@ -9,7 +9,8 @@
  * `after_s` until the server is idle; then SIGTERM (`stop_s` until it exits). `rss_peak_mb` is
  * the server's resident memory at its highest during and after the measured run (the boot's peak
  * left out), `rss_idle_mb` at rest before it, `rss_settled_mb` and `anon_settled_mb` once idle,
- * BENCH_IDLE seconds after it settled.
+ * BENCH_IDLE seconds after it settled; both at rest are read once the node's threads had the idle
+ * readings after which they give a burst's garbage back (restingMemory).
  *
  *   npm run bench:redirect
  *   BENCH_BURST=1 npm run bench:redirect   # 20 s burst, then 60 s idle before settled memory
@@ -44,6 +45,18 @@ import {
 import { settled } from './process-cpu';
 import { removeScratch, scratchDir } from './scratch-dir';
 import { serviceSettingsFromEnv } from './service-settings';
+import { QUIET_READINGS, READING_MS } from '../src/shared/idle-collection';
+
+/**
+ * The tree's memory once the node has given back what the load left: each of its threads collects
+ * after QUIET_READINGS idle readings (src/shared/idle-collection.ts), so memory at rest is read
+ * one reading after that and once the collections' own CPU time is over.
+ */
+async function restingMemory(pid: number): Promise<TreeMemory> {
+  await Bun.sleep((QUIET_READINGS + 1) * READING_MS);
+  await settled(pid);
+  return treeMemory(pid);
+}
 
 /** The real server on `databaseUrl` (or PGlite when undefined): warm up, measure, SIGTERM, count. */
 async function service(databaseUrl: string | undefined) {
@@ -66,7 +79,7 @@ async function service(databaseUrl: string | undefined) {
     const warmup = await createLinkOver(server);
     await drive(`${server.url}/c/${warmup.slug}${QUERY}`, WARMUP);
     settleSeconds = await settled(pid);
-    idleMemory = treeMemory(pid);
+    idleMemory = await restingMemory(pid);
     const measured = await createLinkOver(server);
     linkId = measured.id;
     const memory = canReadMemory(pid) ? sampleMemory(pid) : null;
@@ -79,7 +92,7 @@ async function service(databaseUrl: string | undefined) {
     // The burst's peak includes the drain and the mirror's copy; settled is read after IDLE more.
     if (memory) peakMb = memory.stop().peakMb;
     await Bun.sleep(IDLE * 1000);
-    if (memory) settledMemory = treeMemory(pid);
+    if (memory) settledMemory = await restingMemory(pid);
   } finally {
     const stopping = performance.now();
     const code = await server.stop('SIGTERM');

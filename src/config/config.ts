@@ -64,7 +64,7 @@ export interface Config {
   mirrorMemoryMb: number;
   /** EMBEDDED_BUFFERS_MB: the embedded store's shared_buffers, in MiB (src/db/pglite.ts). */
   embeddedBuffersMb: number;
-  /** EMBEDDED_STORE_THREAD: PGlite in a thread of its own (src/db/pglite.thread.ts); off by default. */
+  /** EMBEDDED_STORE_THREAD: PGlite in a thread of its own (src/db/pglite.thread.ts); on unless set off. */
   embeddedStoreThread: boolean;
   /** MIRROR_THREADS: DuckDB's worker threads for the analytics mirror. */
   mirrorThreads: number;
@@ -240,7 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     erasureSweepSeconds: e.ERASURE_SWEEP_SECONDS ? Number(e.ERASURE_SWEEP_SECONDS) : 60,
     mirrorMemoryMb: mebibytes('MIRROR_MEMORY_MB', e.MIRROR_MEMORY_MB, { fallback: DEFAULT_MIRROR_MEMORY_MB, min: MIN_MIRROR_MEMORY_MB, max: MAX_MIRROR_MEMORY_MB }),
     embeddedBuffersMb: mebibytes('EMBEDDED_BUFFERS_MB', e.EMBEDDED_BUFFERS_MB, { fallback: DEFAULT_EMBEDDED_BUFFERS_MB, min: MIN_EMBEDDED_BUFFERS_MB, max: MAX_EMBEDDED_BUFFERS_MB }),
-    embeddedStoreThread: e.EMBEDDED_STORE_THREAD !== undefined && isOn(e.EMBEDDED_STORE_THREAD),
+    embeddedStoreThread: e.EMBEDDED_STORE_THREAD === undefined || isOn(e.EMBEDDED_STORE_THREAD),
     mirrorThreads: e.MIRROR_THREADS ? Number(e.MIRROR_THREADS) : DEFAULT_MIRROR_THREADS,
     clickBacklog: e.CLICK_BACKLOG ? Number(e.CLICK_BACKLOG) : undefined,
     journalSyncMs: e.JOURNAL_SYNC_MS ? Number(e.JOURNAL_SYNC_MS) : DEFAULT_JOURNAL_SYNC_MS,
