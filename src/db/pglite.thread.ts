@@ -1,5 +1,6 @@
 import type { Db, Queryable } from './db';
-import { inMemoryAdvisoryLocks, type PgliteOptions } from './pglite';
+import { inMemoryAdvisoryLocks } from './in-memory-advisory-locks';
+import type { PgliteOptions } from './pglite';
 import type { PgliteConnect, PgliteReply, PgliteRequest, PgliteThreadInit, SentError } from './pglite-thread.protocol';
 
 type Ask = PgliteRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;

@@ -1,4 +1,5 @@
 import { PGlite, types } from '@electric-sql/pglite';
+import { inMemoryAdvisoryLocks } from './in-memory-advisory-locks';
 import { bulkInsertStatements, copyStatement, type Db, type Queryable } from './db';
 import { SyncingNodeFS, syncTree, type SyncFile } from './pglite-fs';
 import { parseTimestamptz } from './timestamptz';
@@ -80,22 +81,5 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     async close() {
       await pg.close();
     },
-  };
-}
-
-/**
- * One process owns the embedded store (DATA_DIR/data.lock) and PGlite's one session would take a
- * lock it already holds again, so its advisory locks are held in memory, by the process.
- */
-export function inMemoryAdvisoryLocks(): Db['tryAdvisoryLock'] {
-  const heldLocks = new Set<number>();
-  return async (key) => {
-    if (heldLocks.has(key)) return null;
-    heldLocks.add(key);
-    return {
-      async release() {
-        heldLocks.delete(key);
-      },
-    };
   };
 }

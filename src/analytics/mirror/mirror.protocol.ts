@@ -1,13 +1,11 @@
+import type { ThreadStore } from '../../db/thread-store';
 import type { MirrorSettings } from './mirror-settings';
 
 /**
  * Messages between a node's main thread and its mirror thread (mirror.thread.ts and
  * mirror.worker.ts). Requests carry an id; the worker answers each with the same id.
  */
-export interface MirrorWorkerInit extends MirrorSettings {
-  /** Where the rows are read: Postgres by its URL, or the embedded store's thread by a port to it. */
-  databaseUrl?: string;
-  storePort?: MessagePort;
+export interface MirrorWorkerInit extends MirrorSettings, ThreadStore {
   path: string;
   intervalMs: number;
   tables?: readonly string[];

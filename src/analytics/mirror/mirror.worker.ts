@@ -4,9 +4,7 @@
  * appending them to DuckDB is synchronous work that would otherwise hold up the requests the main
  * thread is answering. Started by mirror.thread.ts.
  */
-import type { Db } from '../../db/db';
-import { openPgliteOverPort } from '../../db/pglite.thread';
-import { openPostgres } from '../../db/postgres';
+import { openThreadStore } from '../../db/thread-store';
 import { errorMessage } from '../../shared/error-message';
 import { collectWhenIdle } from '../../shared/idle-collection';
 import { createMirror, type Mirror } from './mirror';
@@ -22,7 +20,8 @@ let stopping: Promise<void> | undefined;
 
 async function start(init: MirrorWorkerInit) {
   busy = init.busy;
-  const db = storeOf(init);
+  // One connection: a round reads one batch at a time.
+  const db = openThreadStore(init, 1, 'mirror');
   try {
     mirror = await createMirror({
       db,
@@ -61,13 +60,6 @@ async function start(init: MirrorWorkerInit) {
   running.start();
   reply({ kind: 'ready' });
   collectWhenIdle();
-}
-
-/** One connection: a round reads one batch at a time. */
-function storeOf(init: MirrorWorkerInit): Db {
-  if (init.storePort) return openPgliteOverPort(init.storePort);
-  if (!init.databaseUrl) throw new Error('the mirror thread was given no store');
-  return openPostgres(init.databaseUrl, { max: 1 });
 }
 
 self.onmessage = (event: MessageEvent<MirrorWorkerInit>) => {

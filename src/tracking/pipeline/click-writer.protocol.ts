@@ -1,13 +1,11 @@
+import type { ThreadStore } from '../../db/thread-store';
 import type { IpIntelOptions } from '../../ipintel/ip-intel';
 
 /**
  * Messages between a node's main thread and its click writer thread (click-writer.thread.ts
  * and click-writer.worker.ts). Each write carries an id; the worker answers it with the same id.
  */
-export interface ClickWriterInit {
-  /** Where the rows go: Postgres by its URL, or the embedded store's thread by a port to it. */
-  databaseUrl?: string;
-  storePort?: MessagePort;
+export interface ClickWriterInit extends ThreadStore {
   /** The secret the node's IP hasher is keyed with (createIpHasher), so hashes match the main thread's. */
   ipHashSecret: string;
   setAsidePath: string;

@@ -5,9 +5,7 @@
  * answering redirects. Started by click-writer.thread.ts.
  */
 import { errorCode } from '../../db/errors';
-import type { Db } from '../../db/db';
-import { openPgliteOverPort } from '../../db/pglite.thread';
-import { openPostgres } from '../../db/postgres';
+import { openThreadStore } from '../../db/thread-store';
 import { errorMessage } from '../../shared/error-message';
 import { collectWhenIdle } from '../../shared/idle-collection';
 import { createIpHasher } from '../../shared/crypto/ip-hash';
@@ -25,7 +23,8 @@ function start(init: ClickWriterInit) {
   let db;
   let ipIntel;
   try {
-    db = storeOf(init);
+    // Four connections on Postgres: a batch's statements run side by side, as they do in process.
+    db = openThreadStore(init, 4, 'click writer');
     ipIntel = openIpIntel(init.ipIntelOptions);
     const ingestion = createIngestion({ ipHasher: createIpHasher(init.ipHashSecret) }, { ipIntel });
     writer = createClickWriter({ db, enrich: (click) => ingestion.enrich(click), setAsidePath: init.setAsidePath });
@@ -55,13 +54,6 @@ function start(init: ClickWriterInit) {
   } catch (error) {
     console.error('click writer thread: loading the IP data failed; each enrichment step reports it once', error);
   }
-}
-
-/** Four connections on Postgres: a batch's statements run side by side, as they do in process. */
-function storeOf(init: ClickWriterInit): Db {
-  if (init.storePort) return openPgliteOverPort(init.storePort);
-  if (!init.databaseUrl) throw new Error('the click writer thread was given no store');
-  return openPostgres(init.databaseUrl, { max: 4 });
 }
 
 self.onmessage = (event: MessageEvent<ClickWriterInit>) => start(event.data);
