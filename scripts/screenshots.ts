@@ -1,12 +1,12 @@
 /**
  * npm run screenshots [-- out-dir]     (default docs/screenshots/)
  *
- * The pictures of docs/dashboard.md and the README, made from the real thing so they stay
+ * The pictures of docs/dashboard-looks.md and the README, made from the real thing so they stay
  * current: the server on a scratch DATA_DIR (embedded store), a demo organization seeded through
  * the public APIs (apps, campaigns with spend, tracking and smart links, a month of clicks posted
  * through edge ingest with their own times, installs through the SDK API, purchases), then
  * Debian's Chromium (playwright-core) on the main pages at 1440 and 375 px, light and dark.
- * Writes <page>-<width>-<scheme>.png; docs/dashboard.md lists them.
+ * Writes <page>-<width>-<scheme>.png; docs/dashboard-looks.md lists them.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

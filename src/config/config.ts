@@ -53,7 +53,7 @@ export interface Config {
   mirrorIntervalMs: number;
   /**
    * RETENTION_DAYS and its per-table overrides (RETENTION_CLICKS_DAYS, ...): whole days kept
-   * before today (UTC) per day-partitioned table; a table not named is kept whole (docs/operations.md, "Retention").
+   * before today (UTC) per day-partitioned table; a table not named is kept whole (docs/data-lifecycle.md, "Retention").
    */
   retentionDays: Partial<Record<RetainedTable, number>>;
   /** PARTITIONS_AHEAD_DAYS: day partitions each node makes ahead of today (src/partitions). */

@@ -87,7 +87,7 @@ export const LINK_SORTS = ['-created_at', 'created_at', 'slug', '-slug'] as cons
 export type LinkSort = (typeof LINK_SORTS)[number];
 export const MAX_LINK_SEARCH_LENGTH = 200;
 
-/** Optional narrowing of a list of links (docs/management-api.md, "Links: search, filters and order"). */
+/** Optional narrowing of a list of links (docs/links-api.md, "Links: search, filters and order"). */
 export const LinkFilterFields = {
   q: t.Optional(t.String({ minLength: 1, maxLength: MAX_LINK_SEARCH_LENGTH, error: `must be 1 to ${MAX_LINK_SEARCH_LENGTH} characters` })),
   kind: t.Optional(Kind),

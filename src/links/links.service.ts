@@ -269,7 +269,7 @@ export async function patchLink(deps: LinksDeps, actor: Actor, id: string, body:
 }
 
 /**
- * Deletes a link (docs/management-api.md, "Deleting a link"): /c and /l answer 404 for it from the
+ * Deletes a link (docs/links-api.md, "DELETE /api/v1/links/{id}"): /c and /l answer 404 for it from the
  * next visit on, its slug is free again, and its clicks, installs and conversions stay in the reports.
  */
 export async function deleteLink(deps: LinksDeps, actor: Actor, id: string): Promise<{ ok: true; id: string }> {

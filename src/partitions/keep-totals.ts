@@ -6,7 +6,7 @@ import { keepClicks, keepRevenue } from './retained-totals.repo';
 export type KeepTotals = (tx: Queryable, range: KeptRange) => Promise<void>;
 
 /**
- * What is kept of each table's rows before they go (docs/operations.md, "Retention"): the pivot's
+ * What is kept of each table's rows before they go (docs/data-lifecycle.md, "Retention"): the pivot's
  * clicks and revenue (retained_totals), the cohort report's activity and revenue
  * (retained_cohorts). A table with none (impressions, beacons, reports) goes whole.
  */

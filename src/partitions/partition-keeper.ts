@@ -24,7 +24,7 @@ export interface PartitionKeeperDeps {
 }
 
 /**
- * Keeps the day partitions (docs/operations.md, "Day partitions", "Retention"): every round
+ * Keeps the day partitions (docs/data-lifecycle.md, "Day partitions", "Retention"): every round
  * makes the partitions ahead that are missing and, on the one node holding the retention lock,
  * drops the days past retention. Both are idempotent, so a round that finds nothing to do costs
  * a catalog read per table.

@@ -1,6 +1,6 @@
 /**
  * The tables partitioned by day of their ULID key (sql/0119_day_partitions.sql), and what
- * retention needs to know of each (docs/operations.md, "Day partitions" and "Retention").
+ * retention needs to know of each (docs/data-lifecycle.md, "Day partitions" and "Retention").
  */
 export interface PartitionedTable {
   table: 'clicks' | 'impressions' | 'events' | 'click_beacons' | 'ara_reports';

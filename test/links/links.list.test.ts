@@ -4,7 +4,7 @@ import { body, testApp, TEST_TRACKING_URL, type TestApp } from '../support/app';
 import { backends } from '../support/db';
 import { insertCampaign, insertLink, orgWithKey } from '../support/fixtures';
 
-/** GET /api/v1/links's optional search, filters and orders (docs/management-api.md), each paged by cursor. */
+/** GET /api/v1/links's optional search, filters and orders (docs/links-api.md), each paged by cursor. */
 
 type Org = Awaited<ReturnType<typeof orgWithKey>>;
 

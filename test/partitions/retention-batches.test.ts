@@ -10,7 +10,7 @@ import { backends } from '../support/db';
 import { cohortQueries, cohortReports, cohortWorld, dayAt, seeded } from './retention-fixtures';
 
 /**
- * docs/operations.md, "Retention": the legacy and default partitions lose their rows past
+ * docs/data-lifecycle.md, "Retention": the legacy and default partitions lose their rows past
  * retention a batch at a time, each batch one transaction that keeps the totals of exactly its
  * rows, deletes them and logs their range for the mirrors. A pass cut off after any transaction
  * leaves the totals equal to the rows removed, and the next pass finishes without counting a

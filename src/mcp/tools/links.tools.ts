@@ -10,7 +10,7 @@ import { keyedTool } from '../tool';
 
 const Nullable = <T extends TSchema>(schema: T, options?: { description: string }) => Type.Union([schema, Type.Null()], options);
 
-/** A link as the links API answers it (docs/management-api.md, "Links"). */
+/** A link as the links API answers it (docs/links-api.md). */
 export const LinkOutput = Type.Object({
   id: Type.String(),
   slug: Type.String(),

@@ -7,7 +7,7 @@ import { html, type Html } from '../html';
  * The link page's settings beyond destination, status and rules (docs/dashboard.md, "Link page"):
  * each form sends PATCH /api/dashboard/links/{id} with only what the user changed, and the API's
  * field errors land beside the fields they name. A link's campaign is fixed once it is made
- * (docs/management-api.md, "PATCH"), so it is shown, not edited.
+ * (docs/links-api.md, "PATCH"), so it is shown, not edited.
  */
 
 function campaignLine(link: LinkResponse, campaignName: string | null): Html {

@@ -3,7 +3,7 @@ import { framedPage } from '../layout';
 
 /**
  * What a browser gets for a path of the app nobody serves: a page in the app's frame with the
- * way on, never raw JSON (docs/dashboard.md, "Error pages"). API clients keep the JSON 404.
+ * way on, never raw JSON (docs/dashboard-looks.md, "Error pages"). API clients keep the JSON 404.
  */
 export function notFoundPage(): Response {
   return htmlResponse(

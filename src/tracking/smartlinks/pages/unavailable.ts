@@ -1,6 +1,6 @@
 /**
  * What a visitor's browser gets when a smart link answers 403, 404 or 410: a short page in words,
- * with the status kept, instead of the JSON an API client gets (docs/dashboard.md, "Error pages").
+ * with the status kept, instead of the JSON an API client gets (docs/dashboard-looks.md, "Error pages").
  * /c never answers with a page (spec, Redirects: no HTML).
  */
 import { escapeHtml } from '../../../http/escape-html';
